@@ -1,0 +1,84 @@
+/* ndx_iter.h: walking the positions of a layout on the host.
+ *
+ * The second seed's iteration helpers: a position iterator in C order
+ * (`strided_index`), contiguous blocks (`strided_blocks`), the contiguous
+ * range of a contiguous layout (`contiguous_offsets`) and the broadcast
+ * pattern (`offsets_b`). All of them are plain structs filled by one call,
+ * allocate nothing, and handle rank 0 (one position), empty layouts (none) and
+ * negative strides. An iterator copies what it needs from the layout, so the
+ * layout need not outlive it. */
+#ifndef NDX_ITER_H
+#define NDX_ITER_H
+
+#include "ndx_layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Position iterator in C order: an odometer over the coalesced axes that adds
+ * a stride per step and, on wrap, subtracts (d-1)*s. */
+typedef struct ndx_iter {
+  int32_t rank;       /* coalesced axes */
+  int64_t next;       /* position returned by the next ndx_iter_next */
+  int64_t remaining;  /* positions still to return */
+  int64_t index[NDX_MAX_RANK];
+  int64_t shape[NDX_MAX_RANK];
+  int64_t strides[NDX_MAX_RANK];
+} ndx_iter;
+
+/* Starts `it` at the first position of `l` in C order. Never fails for a
+ * layout built by ndx_ calls. O(rank). */
+void ndx_iter_init(ndx_iter *it, const ndx_layout *l);
+
+/* Stores the next position in *pos and returns true, or returns false when
+ * every position has been returned. O(1) amortized. */
+bool ndx_iter_next(ndx_iter *it, int64_t *pos);
+
+/* Contiguous blocks: the positions of `l`, in C order, as blocks of `len`
+ * consecutive positions each (extent-1 axes skipped when finding the
+ * contiguous inner run). */
+typedef enum ndx_blocks_kind {
+  NDX_BLOCKS_ONE,     /* one block starting at `start` (count is 1; 0 if empty) */
+  NDX_BLOCKS_UNIFORM, /* `count` blocks, block k starting at start + k*pitch */
+  NDX_BLOCKS_MANY     /* `count` blocks whose starts `starts` returns in order */
+} ndx_blocks_kind;
+
+typedef struct ndx_blocks {
+  ndx_blocks_kind kind;
+  int64_t start; /* first block's start */
+  int64_t len;   /* positions in each block (0 for an empty layout) */
+  int64_t count; /* number of blocks */
+  int64_t pitch; /* NDX_BLOCKS_UNIFORM: distance between block starts */
+  ndx_iter starts; /* NDX_BLOCKS_MANY: iterator over the block starts */
+} ndx_blocks;
+
+/* Splits `l` into contiguous blocks. O(rank). */
+void ndx_blocks_init(ndx_blocks *b, const ndx_layout *l);
+
+/* Stores the start of the next block in *start and returns true, or returns
+ * false when every block has been returned; works for every kind. */
+bool ndx_blocks_next(ndx_blocks *b, int64_t *start);
+
+/* If `l` is contiguous, stores its positions' range [*start, *end) and returns
+ * true ([offset, offset) when empty); else returns false and stores nothing. */
+bool ndx_contiguous_offsets(const ndx_layout *l, int64_t *start, int64_t *end);
+
+/* The broadcast pattern of a layout that reads a contiguous block [start,
+ * start+len) `left` times over, each position repeated `right` times in a
+ * row: position k of `l` in C order is start + (k / right) % len. */
+typedef struct ndx_bcast {
+  int64_t start, len, left, right;
+} ndx_bcast;
+
+/* Finds that pattern: the axes of `l` split as [outer stride-0 axes][a C-order
+ * contiguous run][inner stride-0 axes]. Returns true and fills *out when `l`
+ * has one (every non-empty contiguous layout does, with left = right = 1),
+ * else false and stores nothing. An empty layout has none. O(rank). */
+bool ndx_broadcast_pattern(const ndx_layout *l, ndx_bcast *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NDX_ITER_H */

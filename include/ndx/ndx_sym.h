@@ -1,0 +1,72 @@
+/* ndx_sym.h: layouts with bounded symbolic axes (the second seed's
+ * `has_dynamic` / `resolve`).
+ *
+ * A symbolic axis has a live extent that is only known at run time: a symbol,
+ * bound later to a value in [min, max]. The layout is laid out at capacity:
+ * the axis has extent `max` and the strides of that capacity, so the physical
+ * walk of a fixed-capacity buffer never changes; resolving replaces the
+ * capacity by the live extent.
+ *
+ * A plain ndx_layout pays nothing for this: symbols live only in
+ * ndx_sym_layout, which wraps one. Every move that keeps a symbolic axis whole
+ * carries its symbol (permute, broadcast, a slice that takes the whole axis
+ * forwards or backwards, a reshape that leaves the axis alone, a window on other
+ * axes); a move that would split, merge, cut or window it is refused with
+ * NDX_EUNSUPPORTED. A flip carries the symbol and remembers that the live
+ * entries are now the last `n` of the capacity, so a flipped axis resolves to
+ * exactly the live entries reversed. */
+#ifndef NDX_SYM_H
+#define NDX_SYM_H
+
+#include "ndx_layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ndx_sym_layout {
+  ndx_layout layout; /* at capacity: each symbolic axis has extent max */
+  uint32_t symbolic; /* bit a set: axis a is symbolic */
+  uint32_t reversed; /* bit a set: axis a's live entries are its last ones */
+  int32_t symbol[NDX_MAX_RANK];
+  int64_t min[NDX_MAX_RANK]; /* the least live extent of each symbolic axis */
+} ndx_sym_layout;
+
+/* Bound symbols: symbol symbols[k] has value values[k]. */
+typedef struct ndx_sym_env {
+  int32_t n;
+  const int32_t *symbols;
+  const int64_t *values;
+} ndx_sym_env;
+
+/* Wraps `l` with no symbolic axis. Returns NDX_OK; NDX_EINVAL for NULL. O(1). */
+ndx_status ndx_sym_wrap(ndx_sym_layout *out, const ndx_layout *l);
+
+/* Makes `axis` of `l` symbolic: live extent `symbol` in [min, extent of the
+ * axis]. `out` may be `l`. Returns NDX_OK; NDX_EINVAL for NULL, an axis out of
+ * range, an axis already symbolic, a negative symbol, or min outside
+ * [0, extent]. O(1). */
+ndx_status ndx_sym_mark(ndx_sym_layout *out, const ndx_sym_layout *l, int axis, int32_t symbol,
+                        int64_t min);
+
+/* True iff `l` has a symbolic axis. O(1). */
+bool ndx_sym_has_dynamic(const ndx_sym_layout *l);
+
+/* Moves `l` by `m` (see ndx_apply) and carries each symbolic axis to where `m`
+ * puts it. `out` may be `l`. Returns what ndx_apply returns, and
+ * NDX_EUNSUPPORTED (naming the axis and symbol) for a move that does not keep
+ * a symbolic axis whole. O(rank + n), no allocation. */
+ndx_status ndx_sym_apply(ndx_sym_layout *out, const ndx_move *m, const ndx_sym_layout *l);
+
+/* The plain layout with each symbolic axis at its bound value: strides kept,
+ * the offset moved only for reversed axes (so they start at their last live
+ * entry), canonical form applied. Returns NDX_OK; NDX_EINVAL for NULL, a
+ * symbol `env` does not bind, or a value outside [min, max] (naming the axis,
+ * the symbol, the value and the bounds). O(rank * env->n). */
+ndx_status ndx_sym_resolve(ndx_layout *out, const ndx_sym_layout *l, const ndx_sym_env *env);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NDX_SYM_H */

@@ -1,0 +1,47 @@
+/* error.c: status names and the thread-local message of the last failure. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "ndx_internal.h"
+
+#define NDX_MESSAGE_MAX 4096 /* room for an OpenCL build log's first lines */
+
+static _Thread_local char last_message[NDX_MESSAGE_MAX];
+
+const char *ndx_status_name(ndx_status s) {
+  switch (s) {
+  case NDX_OK: return "NDX_OK";
+  case NDX_EINVAL: return "NDX_EINVAL";
+  case NDX_ERANGE: return "NDX_ERANGE";
+  case NDX_ENOVIEW: return "NDX_ENOVIEW";
+  case NDX_ENOMEM: return "NDX_ENOMEM";
+  case NDX_EDEVICE: return "NDX_EDEVICE";
+  case NDX_EUNSUPPORTED: return "NDX_EUNSUPPORTED";
+  }
+  return "NDX_UNKNOWN";
+}
+
+const char *ndx_last_error(void) {
+  return last_message;
+}
+
+ndx_status ndx_fail(ndx_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_message, sizeof last_message, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+char *ndx_fmt_dims(char *buf, size_t size, int n, const int64_t *v) {
+  size_t used = 0;
+  for (int i = -1; i <= n; i++) {
+    if (used >= size) break; /* snprintf has already NUL-terminated the text */
+    int k = i < 0    ? snprintf(buf + used, size - used, "[")
+            : i == n ? snprintf(buf + used, size - used, "]")
+                     : snprintf(buf + used, size - used, "%s%lld", i ? "," : "", (long long)v[i]);
+    if (k < 0) break;
+    used += (size_t)k;
+  }
+  return buf;
+}
