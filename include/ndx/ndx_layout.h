@@ -13,6 +13,9 @@
  * extents and the end of the span are <= NDX_MAX_NUMEL; (d-1)*|s| fits in
  * int64 for each axis of extent d > 1; INT64_MIN is never a stride.
  *
+ * Every layout an ndx_ call writes has its entries past `rank` zeroed, so two
+ * equal layouts are also equal byte for byte.
+ *
  * Errors: every fallible call returns an ndx_status. On failure no output is
  * written and ndx_last_error() names the call, the argument, the axis and the
  * values; on success the message is left as it was. Nothing here allocates. */
@@ -51,7 +54,7 @@ const char *ndx_last_error(void);
 /* Plain data. Build it only with ndx_ calls so that it stays canonical. */
 typedef struct ndx_layout {
   int32_t rank;
-  uint32_t flags; /* private cache of properties; compared by nothing */
+  uint32_t flags; /* reserved for a private cache; ndx_ calls write 0, nothing compares it */
   int64_t offset; /* in elements */
   int64_t shape[NDX_MAX_RANK];
   int64_t strides[NDX_MAX_RANK]; /* in elements, signed */
@@ -65,9 +68,9 @@ typedef struct ndx_layout {
 bool ndx_fits(int rank, const int64_t *shape);
 
 /* The C-order layout of `shape` at offset 0: element k in C order is at
- * position k. Returns NDX_OK; NDX_EINVAL for a NULL pointer, a rank outside
- * [0, NDX_MAX_RANK] or a negative extent; NDX_ERANGE when the element count
- * passes NDX_MAX_NUMEL. O(rank). */
+ * position k. Returns NDX_OK; NDX_EINVAL for a NULL pointer (`shape` may be
+ * NULL at rank 0), a negative rank or a negative extent; NDX_ERANGE for a rank
+ * past NDX_MAX_RANK or an element count past NDX_MAX_NUMEL. O(rank). */
 ndx_status ndx_contiguous(ndx_layout *out, int rank, const int64_t *shape);
 
 /* The layout of `shape` with `strides` and `offset`, in canonical form (the
@@ -112,9 +115,9 @@ uint64_t ndx_hash(const ndx_layout *l);
  * size is 0. The text is what ndx_parse reads back. */
 int ndx_format(char *buf, size_t size, const ndx_layout *l);
 
-/* Reads the text ndx_format writes ("offset=" and "strides=" may be left out:
- * offset 0, C-order strides). Returns NDX_OK, or NDX_EINVAL for a malformed
- * text and what ndx_make returns for values it refuses. O(length). */
+/* Reads the text ndx_format writes: space-separated `shape=[..]`, and
+ * optionally `strides=[..]` (default C order) and `offset=N` (default 0). Returns NDX_OK, or
+ * NDX_EINVAL for a malformed text and what ndx_make returns for values it refuses. O(length). */
 ndx_status ndx_parse(ndx_layout *out, const char *text);
 
 /* ---- Moves (the first seed's Move.t) ------------------------------------ */
@@ -124,8 +127,8 @@ typedef struct ndx_range {
 } ndx_range;
 
 typedef struct ndx_window {
-  int32_t axis;                  /* strictly increasing across windows */
-  int64_t size, step, dilation;  /* each >= 1 */
+  int32_t axis;                 /* strictly increasing across windows */
+  int64_t size, step, dilation; /* each >= 1 */
 } ndx_window;
 
 typedef enum ndx_move_kind {
@@ -148,9 +151,10 @@ typedef struct ndx_move {
 } ndx_move;
 
 /* The shape `m` gives a layout of shape `shape`, and its rank. Returns NDX_OK;
- * NDX_EINVAL when `m` breaks a rule of its kind (REFERENCE.md section 2);
- * NDX_ERANGE when the result passes a limit. Outputs untouched on failure.
- * O(rank + n). */
+ * NDX_EINVAL when `m` breaks a rule of its kind (REFERENCE.md section 2) or
+ * `m`, `shape` (rank > 0) or an output is NULL; NDX_ERANGE when the result
+ * passes a limit (more than NDX_MAX_RANK axes, more than NDX_MAX_NUMEL elements). Outputs untouched
+ * on failure. O(rank + n). */
 ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int *out_rank,
                           int64_t out_shape[NDX_MAX_RANK]);
 
@@ -177,16 +181,15 @@ ndx_status ndx_slice(ndx_layout *out, const ndx_layout *l, const ndx_range *rang
 ndx_status ndx_unfold(ndx_layout *out, const ndx_layout *l, int n, const ndx_window *w);
 /* Keeps `len` entries of `axis` from `start`: a slice with step 1.
  * NDX_EINVAL unless 0 <= start, 0 <= len, start + len <= extent. */
-ndx_status ndx_narrow(ndx_layout *out, const ndx_layout *l, int axis, int64_t start,
-                      int64_t len);
+ndx_status ndx_narrow(ndx_layout *out, const ndx_layout *l, int axis, int64_t start, int64_t len);
 /* Swaps axes `a` and `b`: a permute. */
 ndx_status ndx_transpose(ndx_layout *out, const ndx_layout *l, int a, int b);
 /* Reverses `axis`: a slice with step -1 (flipping twice is the identity). */
 ndx_status ndx_flip(ndx_layout *out, const ndx_layout *l, int axis);
 /* Removes `axis`, which must have extent 1 (NDX_EINVAL otherwise). */
 ndx_status ndx_squeeze(ndx_layout *out, const ndx_layout *l, int axis);
-/* Inserts an axis of extent 1 before `axis` (0 <= axis <= rank). NDX_ERANGE
- * at NDX_MAX_RANK axes. */
+/* Inserts an axis of extent 1 before `axis` (0 <= axis <= rank), stride 0.
+ * NDX_ERANGE when `l` already has NDX_MAX_RANK axes. */
 ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis);
 
 /* ---- Coalescing -------------------------------------------------------- */

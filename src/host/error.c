@@ -10,13 +10,20 @@ static _Thread_local char last_message[NDX_MESSAGE_MAX];
 
 const char *ndx_status_name(ndx_status s) {
   switch (s) {
-  case NDX_OK: return "NDX_OK";
-  case NDX_EINVAL: return "NDX_EINVAL";
-  case NDX_ERANGE: return "NDX_ERANGE";
-  case NDX_ENOVIEW: return "NDX_ENOVIEW";
-  case NDX_ENOMEM: return "NDX_ENOMEM";
-  case NDX_EDEVICE: return "NDX_EDEVICE";
-  case NDX_EUNSUPPORTED: return "NDX_EUNSUPPORTED";
+  case NDX_OK:
+    return "NDX_OK";
+  case NDX_EINVAL:
+    return "NDX_EINVAL";
+  case NDX_ERANGE:
+    return "NDX_ERANGE";
+  case NDX_ENOVIEW:
+    return "NDX_ENOVIEW";
+  case NDX_ENOMEM:
+    return "NDX_ENOMEM";
+  case NDX_EDEVICE:
+    return "NDX_EDEVICE";
+  case NDX_EUNSUPPORTED:
+    return "NDX_EUNSUPPORTED";
   }
   return "NDX_UNKNOWN";
 }

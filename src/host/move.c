@@ -1,1 +1,342 @@
-/* move.c */
+/* move.c: the first seed's moves (REFERENCE.md section 2) and the second
+ * seed's vocabulary on top of them.
+ *
+ * Each move is checked against the shape first (move_check, shared by
+ * ndx_move_shape and ndx_apply), then its strides and offset are computed and
+ * the result goes through ndx_build, so every result is canonical and within
+ * the limits. Nothing is written before every check has passed. */
+#include <string.h>
+
+#include "ndx_internal.h"
+
+static const char *kind_name(ndx_move_kind k) {
+  switch (k) {
+  case NDX_RESHAPE:
+    return "reshape";
+  case NDX_BROADCAST:
+    return "broadcast";
+  case NDX_PERMUTE:
+    return "permute";
+  case NDX_SLICE:
+    return "slice";
+  case NDX_WINDOW:
+    return "window";
+  }
+  return "?";
+}
+
+/* The index of the last element of a range: start + (count-1)*step inside
+ * [0, d), checked by division so that nothing overflows. */
+static bool range_inside(const ndx_range *r, int64_t d) {
+  if (r->count == 0) return true;
+  if (r->start < 0 || r->start >= d) return false;
+  uint64_t steps = (uint64_t)(r->count - 1);
+  if (steps == 0) return true;
+  if (r->step > 0) return steps <= (uint64_t)(d - 1 - r->start) / (uint64_t)r->step;
+  uint64_t back = (uint64_t)0 - (uint64_t)r->step; /* |step|, INT64_MIN included */
+  return steps <= (uint64_t)r->start / back;
+}
+
+static ndx_status check_reshape(const char *call, const ndx_move *m, int rank, const int64_t *shape,
+                                int64_t *out_shape) {
+  char from[NDX_DIMS_BUF], to[NDX_DIMS_BUF];
+  int64_t old_numel, new_numel;
+  ndx_status st = ndx_check_shape(call, rank, shape, &old_numel);
+  if (st == NDX_OK) st = ndx_check_shape(call, m->n, m->shape, &new_numel);
+  if (st != NDX_OK) return st;
+  if (old_numel != new_numel)
+    return ndx_fail(NDX_EINVAL, "%s: %s has %lld elements, %s has %lld", call,
+                    ndx_fmt_dims(from, sizeof from, rank, shape), (long long)old_numel,
+                    ndx_fmt_dims(to, sizeof to, m->n, m->shape), (long long)new_numel);
+  memcpy(out_shape, m->shape, sizeof *out_shape * (size_t)m->n);
+  return NDX_OK;
+}
+
+static ndx_status check_broadcast(const char *call, const ndx_move *m, int rank,
+                                  const int64_t *shape, int64_t *out_shape) {
+  char from[NDX_DIMS_BUF], to[NDX_DIMS_BUF];
+  int64_t numel;
+  ndx_status st = ndx_check_shape(call, m->n, m->shape, &numel);
+  if (st != NDX_OK) return st;
+  if (m->n < rank)
+    return ndx_fail(NDX_EINVAL,
+                    "%s: %s does not broadcast to %s: target has %d axes, fewer than %d", call,
+                    ndx_fmt_dims(from, sizeof from, rank, shape),
+                    ndx_fmt_dims(to, sizeof to, m->n, m->shape), m->n, rank);
+  int lead = m->n - rank;
+  for (int a = 0; a < rank; a++) {
+    int64_t d = shape[a], t = m->shape[lead + a];
+    if (d != 1 && d != t)
+      return ndx_fail(NDX_EINVAL,
+                      "%s: %s does not broadcast to %s: axis %d has %lld, neither 1 nor %lld", call,
+                      ndx_fmt_dims(from, sizeof from, rank, shape),
+                      ndx_fmt_dims(to, sizeof to, m->n, m->shape), a, (long long)d, (long long)t);
+  }
+  memcpy(out_shape, m->shape, sizeof *out_shape * (size_t)m->n);
+  return NDX_OK;
+}
+
+static ndx_status check_permute(const char *call, const ndx_move *m, int rank, const int64_t *shape,
+                                int64_t *out_shape) {
+  if (m->n != rank)
+    return ndx_fail(NDX_EINVAL, "%s: perm has %d entries for %d axes", call, m->n, rank);
+  uint32_t seen = 0;
+  for (int i = 0; i < rank; i++) {
+    int32_t p = m->perm[i];
+    if (p < 0 || p >= rank)
+      return ndx_fail(NDX_EINVAL, "%s: perm[%d] = %d is not an axis of rank %d", call, i, p, rank);
+    if (seen & (UINT32_C(1) << p))
+      return ndx_fail(NDX_EINVAL, "%s: perm[%d] = %d repeats an axis", call, i, p);
+    seen |= UINT32_C(1) << p;
+    out_shape[i] = shape[p];
+  }
+  return NDX_OK;
+}
+
+static ndx_status check_slice(const char *call, const ndx_move *m, int rank, const int64_t *shape,
+                              int64_t *out_shape) {
+  if (m->n != rank) return ndx_fail(NDX_EINVAL, "%s: %d ranges for %d axes", call, m->n, rank);
+  for (int a = 0; a < rank; a++) {
+    const ndx_range *r = &m->ranges[a];
+    if (r->step == 0) return ndx_fail(NDX_EINVAL, "%s: axis %d: step is 0", call, a);
+    if (r->count < 0)
+      return ndx_fail(NDX_EINVAL, "%s: axis %d: count %lld is negative", call, a,
+                      (long long)r->count);
+    if (!range_inside(r, shape[a]))
+      return ndx_fail(
+          NDX_EINVAL, "%s: axis %d: start %lld, count %lld, step %lld leaves extent %lld", call, a,
+          (long long)r->start, (long long)r->count, (long long)r->step, (long long)shape[a]);
+    out_shape[a] = r->count;
+  }
+  return NDX_OK;
+}
+
+static ndx_status check_window(const char *call, const ndx_move *m, int rank, const int64_t *shape,
+                               int *out_rank, int64_t *out_shape) {
+  if (m->n < 0) return ndx_fail(NDX_EINVAL, "%s: %d windows", call, m->n);
+  if (m->n > NDX_MAX_RANK - rank)
+    return ndx_fail(NDX_ERANGE, "%s: %d windows on %d axes pass the limit of %d axes", call, m->n,
+                    rank, NDX_MAX_RANK);
+  memcpy(out_shape, shape, sizeof *out_shape * (size_t)rank);
+  for (int k = 0; k < m->n; k++) {
+    const ndx_window *w = &m->windows[k];
+    if (w->axis < 0 || w->axis >= rank)
+      return ndx_fail(NDX_EINVAL, "%s: window %d: axis %d is not an axis of rank %d", call, k,
+                      w->axis, rank);
+    if (k > 0 && w->axis <= m->windows[k - 1].axis)
+      return ndx_fail(NDX_EINVAL, "%s: window %d: axis %d does not follow axis %d", call, k,
+                      w->axis, m->windows[k - 1].axis);
+    if (w->size < 1 || w->step < 1 || w->dilation < 1)
+      return ndx_fail(NDX_EINVAL,
+                      "%s: window %d on axis %d: size %lld, step %lld, dilation %lld "
+                      "must each be at least 1",
+                      call, k, w->axis, (long long)w->size, (long long)w->step,
+                      (long long)w->dilation);
+    int64_t d = shape[w->axis];
+    /* dilation*(size-1)+1 <= d, by division */
+    if (d < 1 || (w->size - 1) > (d - 1) / w->dilation)
+      return ndx_fail(NDX_EINVAL,
+                      "%s: window %d on axis %d: size %lld with dilation %lld does "
+                      "not fit extent %lld",
+                      call, k, w->axis, (long long)w->size, (long long)w->dilation, (long long)d);
+    out_shape[w->axis] = (d - 1 - w->dilation * (w->size - 1)) / w->step + 1;
+    out_shape[rank + k] = w->size;
+  }
+  *out_rank = rank + m->n;
+  int64_t numel;
+  return ndx_check_shape(call, *out_rank, out_shape, &numel);
+}
+
+/* Checks `m` against a layout of `rank` axes of `shape`, writing the result's
+ * rank and shape into the caller's scratch. */
+static ndx_status move_check(const char *call, const ndx_move *m, int rank, const int64_t *shape,
+                             int *out_rank, int64_t *out_shape) {
+  if (!m) return ndx_fail(NDX_EINVAL, "%s: move is NULL", call);
+  if (m->n < 0 || (m->n > 0 && !m->shape))
+    return ndx_fail(NDX_EINVAL, "%s: %s move with %d entries%s", call, kind_name(m->kind), m->n,
+                    m->n < 0 ? "" : " has a NULL array");
+  int64_t numel;
+  ndx_status st = ndx_check_shape(call, rank, shape, &numel);
+  if (st != NDX_OK) return st;
+  *out_rank = m->n;
+  switch (m->kind) {
+  case NDX_RESHAPE:
+    return check_reshape(call, m, rank, shape, out_shape);
+  case NDX_BROADCAST:
+    return check_broadcast(call, m, rank, shape, out_shape);
+  case NDX_PERMUTE:
+    return check_permute(call, m, rank, shape, out_shape);
+  case NDX_SLICE:
+    return check_slice(call, m, rank, shape, out_shape);
+  case NDX_WINDOW:
+    return check_window(call, m, rank, shape, out_rank, out_shape);
+  }
+  return ndx_fail(NDX_EINVAL, "%s: unknown move kind %d", call, (int)m->kind);
+}
+
+ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int *out_rank,
+                          int64_t out_shape[NDX_MAX_RANK]) {
+  if (!out_rank || !out_shape)
+    return ndx_fail(NDX_EINVAL, "ndx_move_shape: %s is NULL", out_rank ? "out_shape" : "out_rank");
+  int64_t result[NDX_MAX_RANK];
+  int r;
+  ndx_status st = move_check("ndx_move_shape", m, rank, shape, &r, result);
+  if (st != NDX_OK) return st;
+  memcpy(out_shape, result, sizeof *result * (size_t)r);
+  *out_rank = r;
+  return NDX_OK;
+}
+
+ndx_status ndx_apply_as(const char *call, ndx_layout *out, const ndx_move *m, const ndx_layout *l) {
+  if (!out || !l) return ndx_fail(NDX_EINVAL, "%s: %s is NULL", call, out ? "layout" : "out");
+  int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK], offset = l->offset;
+  int rank;
+  ndx_status st = move_check(call, m, l->rank, l->shape, &rank, shape);
+  if (st != NDX_OK) return st;
+  switch (m->kind) {
+  case NDX_RESHAPE:
+    if (!ndx_reshape_strides(l, rank, shape, strides)) {
+      char from[NDX_DIMS_BUF], by[NDX_DIMS_BUF], to[NDX_DIMS_BUF];
+      return ndx_fail(NDX_ENOVIEW, "%s: no strides express %s with strides %s as %s", call,
+                      ndx_fmt_dims(from, sizeof from, l->rank, l->shape),
+                      ndx_fmt_dims(by, sizeof by, l->rank, l->strides),
+                      ndx_fmt_dims(to, sizeof to, rank, shape));
+    }
+    break;
+  case NDX_BROADCAST:
+    for (int a = 0; a < rank; a++) {
+      int old = a - (rank - l->rank);
+      strides[a] = old >= 0 && l->shape[old] == shape[a] ? l->strides[old] : 0;
+    }
+    break;
+  case NDX_PERMUTE:
+    for (int a = 0; a < rank; a++) strides[a] = l->strides[m->perm[a]];
+    break;
+  case NDX_SLICE:
+    /* Products here are bounded by (d-1)*|s| of a valid layout, except for an
+     * axis of count <= 1, whose stride the canonical form drops. */
+    for (int a = 0; a < rank; a++) {
+      const ndx_range *r = &m->ranges[a];
+      strides[a] = r->count > 1 ? l->strides[a] * r->step : 0;
+      if (r->count > 0) offset += r->start * l->strides[a];
+    }
+    break;
+  case NDX_WINDOW:
+    memcpy(strides, l->strides, sizeof *strides * (size_t)l->rank);
+    for (int k = 0; k < m->n; k++) {
+      const ndx_window *w = &m->windows[k];
+      int64_t s = l->strides[w->axis];
+      strides[w->axis] = shape[w->axis] > 1 ? s * w->step : 0;
+      strides[l->rank + k] = w->size > 1 ? s * w->dilation : 0;
+    }
+    break;
+  }
+  return ndx_build(call, out, rank, shape, strides, offset);
+}
+
+ndx_status ndx_apply(ndx_layout *out, const ndx_move *m, const ndx_layout *l) {
+  return ndx_apply_as("ndx_apply", out, m, l);
+}
+
+/* ---- The second seed's vocabulary ------------------------------------- */
+
+ndx_status ndx_reshape(ndx_layout *out, const ndx_layout *l, int rank, const int64_t *shape) {
+  ndx_move m = {.kind = NDX_RESHAPE, .n = rank, .shape = shape};
+  return ndx_apply_as("ndx_reshape", out, &m, l);
+}
+
+ndx_status ndx_broadcast(ndx_layout *out, const ndx_layout *l, int rank, const int64_t *shape) {
+  ndx_move m = {.kind = NDX_BROADCAST, .n = rank, .shape = shape};
+  return ndx_apply_as("ndx_broadcast", out, &m, l);
+}
+
+ndx_status ndx_permute(ndx_layout *out, const ndx_layout *l, const int32_t *perm) {
+  if (!l) return ndx_fail(NDX_EINVAL, "ndx_permute: layout is NULL");
+  ndx_move m = {.kind = NDX_PERMUTE, .n = l->rank, .perm = perm};
+  return ndx_apply_as("ndx_permute", out, &m, l);
+}
+
+ndx_status ndx_slice(ndx_layout *out, const ndx_layout *l, const ndx_range *ranges) {
+  if (!l) return ndx_fail(NDX_EINVAL, "ndx_slice: layout is NULL");
+  ndx_move m = {.kind = NDX_SLICE, .n = l->rank, .ranges = ranges};
+  return ndx_apply_as("ndx_slice", out, &m, l);
+}
+
+ndx_status ndx_unfold(ndx_layout *out, const ndx_layout *l, int n, const ndx_window *w) {
+  ndx_move m = {.kind = NDX_WINDOW, .n = n, .windows = w};
+  return ndx_apply_as("ndx_unfold", out, &m, l);
+}
+
+/* Checks that `axis` is one of the `rank` axes of `l`, for the one-axis calls. */
+static ndx_status check_axis(const char *call, const ndx_layout *l, int axis) {
+  if (!l) return ndx_fail(NDX_EINVAL, "%s: layout is NULL", call);
+  if (axis < 0 || axis >= l->rank)
+    return ndx_fail(NDX_EINVAL, "%s: axis %d is not an axis of rank %d", call, axis, l->rank);
+  return NDX_OK;
+}
+
+/* A slice that takes every axis whole except `axis`, which takes `r`. */
+static ndx_status slice_one_axis(const char *call, ndx_layout *out, const ndx_layout *l, int axis,
+                                 ndx_range r) {
+  ndx_range ranges[NDX_MAX_RANK];
+  for (int a = 0; a < l->rank; a++) ranges[a] = (ndx_range){0, l->shape[a], 1};
+  ranges[axis] = r;
+  ndx_move m = {.kind = NDX_SLICE, .n = l->rank, .ranges = ranges};
+  return ndx_apply_as(call, out, &m, l);
+}
+
+ndx_status ndx_narrow(ndx_layout *out, const ndx_layout *l, int axis, int64_t start, int64_t len) {
+  ndx_status st = check_axis("ndx_narrow", l, axis);
+  if (st != NDX_OK) return st;
+  int64_t d = l->shape[axis];
+  if (start < 0 || len < 0 || start > d || len > d - start)
+    return ndx_fail(NDX_EINVAL, "ndx_narrow: axis %d: start %lld, len %lld leave extent %lld", axis,
+                    (long long)start, (long long)len, (long long)d);
+  return slice_one_axis("ndx_narrow", out, l, axis, (ndx_range){start, len, 1});
+}
+
+ndx_status ndx_flip(ndx_layout *out, const ndx_layout *l, int axis) {
+  ndx_status st = check_axis("ndx_flip", l, axis);
+  if (st != NDX_OK) return st;
+  int64_t d = l->shape[axis];
+  /* The offset moves by (d-1)*s with s's sign kept, so flipping twice is the
+   * identity (the second seed's (d-1)*|s| is wrong for negative strides). */
+  return slice_one_axis("ndx_flip", out, l, axis, (ndx_range){d > 0 ? d - 1 : 0, d, -1});
+}
+
+ndx_status ndx_transpose(ndx_layout *out, const ndx_layout *l, int a, int b) {
+  ndx_status st = check_axis("ndx_transpose", l, a);
+  if (st == NDX_OK) st = check_axis("ndx_transpose", l, b);
+  if (st != NDX_OK) return st;
+  int32_t perm[NDX_MAX_RANK];
+  for (int k = 0; k < l->rank; k++) perm[k] = k;
+  perm[a] = b;
+  perm[b] = a;
+  ndx_move m = {.kind = NDX_PERMUTE, .n = l->rank, .perm = perm};
+  return ndx_apply_as("ndx_transpose", out, &m, l);
+}
+
+ndx_status ndx_squeeze(ndx_layout *out, const ndx_layout *l, int axis) {
+  ndx_status st = check_axis("ndx_squeeze", l, axis);
+  if (st != NDX_OK) return st;
+  if (l->shape[axis] != 1)
+    return ndx_fail(NDX_EINVAL, "ndx_squeeze: axis %d has extent %lld, not 1", axis,
+                    (long long)l->shape[axis]);
+  int64_t shape[NDX_MAX_RANK];
+  for (int a = 0, k = 0; a < l->rank; a++)
+    if (a != axis) shape[k++] = l->shape[a];
+  ndx_move m = {.kind = NDX_RESHAPE, .n = l->rank - 1, .shape = shape};
+  return ndx_apply_as("ndx_squeeze", out, &m, l);
+}
+
+ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis) {
+  if (!l) return ndx_fail(NDX_EINVAL, "ndx_unsqueeze: layout is NULL");
+  if (axis < 0 || axis > l->rank)
+    return ndx_fail(NDX_EINVAL, "ndx_unsqueeze: axis %d is not in [0, %d]", axis, l->rank);
+  if (l->rank == NDX_MAX_RANK)
+    return ndx_fail(NDX_ERANGE, "ndx_unsqueeze: the layout already has %d axes", NDX_MAX_RANK);
+  int64_t shape[NDX_MAX_RANK];
+  for (int a = 0, k = 0; k <= l->rank; k++) shape[k] = k == axis ? 1 : l->shape[a++];
+  ndx_move m = {.kind = NDX_RESHAPE, .n = l->rank + 1, .shape = shape};
+  return ndx_apply_as("ndx_unsqueeze", out, &m, l);
+}

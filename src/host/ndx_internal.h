@@ -10,7 +10,8 @@
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-ndx_status ndx_fail(ndx_status s, const char *fmt, ...);
+ndx_status
+ndx_fail(ndx_status s, const char *fmt, ...);
 
 /* Writes "[3,4]" (the first `n` values of `v`) into buf, always NUL-terminated,
  * and returns buf, for messages. */
@@ -25,7 +26,22 @@ static inline bool ndx_mul_ok(int64_t a, int64_t b, int64_t *r) {
   return !__builtin_mul_overflow(a, b, r);
 }
 
-/* Private flags cached in ndx_layout.flags. */
-enum { NDX_FLAG_CANONICAL = 1u };
+/* Checks a shape for `call`: `shape` non-NULL when rank > 0, 0 <= rank <=
+ * NDX_MAX_RANK, no negative extent, the non-zero extents multiplying to at
+ * most NDX_MAX_NUMEL. Stores the element count in *numel when it returns OK. */
+ndx_status ndx_check_shape(const char *call, int rank, const int64_t *shape, int64_t *numel);
+
+/* ndx_make, reporting failures as `call`: every move ends here, so every
+ * result passes the same limits and comes out canonical. */
+ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t *shape,
+                     const int64_t *strides, int64_t offset);
+
+/* ndx_apply, reporting failures as `call` (the wrappers name themselves). */
+ndx_status ndx_apply_as(const char *call, ndx_layout *out, const ndx_move *m, const ndx_layout *l);
+
+/* The reshape move's strides: fills new_strides for `l` viewed as `shape`
+ * (same element count, already checked) and returns true, or returns false
+ * when no strides express it. */
+bool ndx_reshape_strides(const ndx_layout *l, int rank, const int64_t *shape, int64_t *new_strides);
 
 #endif /* NDX_INTERNAL_H */
