@@ -19,16 +19,16 @@ extern "C" {
 /* Position iterator in C order: an odometer over the coalesced axes that adds
  * a stride per step and, on wrap, subtracts (d-1)*s. */
 typedef struct ndx_iter {
-  int32_t rank;       /* coalesced axes */
-  int64_t next;       /* position returned by the next ndx_iter_next */
-  int64_t remaining;  /* positions still to return */
+  int32_t rank;      /* coalesced axes */
+  int64_t next;      /* position returned by the next ndx_iter_next */
+  int64_t remaining; /* positions still to return */
   int64_t index[NDX_MAX_RANK];
   int64_t shape[NDX_MAX_RANK];
   int64_t strides[NDX_MAX_RANK];
 } ndx_iter;
 
 /* Starts `it` at the first position of `l` in C order. Never fails for a
- * layout built by ndx_ calls. O(rank). */
+ * layout built by ndx_ calls. O(rank), no allocation. */
 void ndx_iter_init(ndx_iter *it, const ndx_layout *l);
 
 /* Stores the next position in *pos and returns true, or returns false when
@@ -46,22 +46,32 @@ typedef enum ndx_blocks_kind {
 
 typedef struct ndx_blocks {
   ndx_blocks_kind kind;
-  int64_t start; /* first block's start */
-  int64_t len;   /* positions in each block (0 for an empty layout) */
-  int64_t count; /* number of blocks */
-  int64_t pitch; /* NDX_BLOCKS_UNIFORM: distance between block starts */
-  ndx_iter starts; /* NDX_BLOCKS_MANY: iterator over the block starts */
+  int64_t start;   /* first block's start */
+  int64_t len;     /* positions in each block (0 for an empty layout) */
+  int64_t count;   /* number of blocks */
+  int64_t pitch;   /* NDX_BLOCKS_UNIFORM: distance between block starts (may be
+                      negative or 0); 0 for the other kinds */
+  ndx_iter starts; /* the block starts in order, for every kind (an odometer
+                      over the axes outside the run); ndx_blocks_next advances it */
 } ndx_blocks;
 
-/* Splits `l` into contiguous blocks. O(rank). */
+/* Splits `l` into contiguous blocks: the run is the innermost axis of the
+ * coalesced layout when its stride is 1, else every block has len 1. The kind
+ * is NDX_BLOCKS_ONE when the run is the whole layout (a one-element layout
+ * included), NDX_BLOCKS_UNIFORM when the blocks step along a single axis, else
+ * NDX_BLOCKS_MANY. Never fails for a layout built by ndx_ calls. O(rank), no
+ * allocation. */
 void ndx_blocks_init(ndx_blocks *b, const ndx_layout *l);
 
 /* Stores the start of the next block in *start and returns true, or returns
- * false when every block has been returned; works for every kind. */
+ * false when every block has been returned; works for every kind. O(1)
+ * amortized. */
 bool ndx_blocks_next(ndx_blocks *b, int64_t *start);
 
-/* If `l` is contiguous, stores its positions' range [*start, *end) and returns
- * true ([offset, offset) when empty); else returns false and stores nothing. */
+/* If `l` is contiguous (ndx_is_contiguous), stores its positions' range
+ * [*start, *end) = [offset, offset + numel) and returns true ([0, 0) when
+ * empty, whose offset the canonical form makes 0); else returns false and
+ * stores nothing. O(rank). */
 bool ndx_contiguous_offsets(const ndx_layout *l, int64_t *start, int64_t *end);
 
 /* The broadcast pattern of a layout that reads a contiguous block [start,
@@ -72,9 +82,13 @@ typedef struct ndx_bcast {
 } ndx_bcast;
 
 /* Finds that pattern: the axes of `l` split as [outer stride-0 axes][a C-order
- * contiguous run][inner stride-0 axes]. Returns true and fills *out when `l`
- * has one (every non-empty contiguous layout does, with left = right = 1),
- * else false and stores nothing. An empty layout has none. O(rank). */
+ * contiguous run][inner stride-0 axes], where extent-1 axes (stride 0 in
+ * canonical form) may sit anywhere; left and right are the products of the
+ * outer and inner extents. Returns true and fills *out when `l` has one
+ * (every non-empty contiguous layout does, with left = right = 1), else false
+ * and stores nothing. An empty layout has none. When every stride is 0 the
+ * run is one position (len 1) and left takes all repeats (right = 1).
+ * O(rank), no allocation. */
 bool ndx_broadcast_pattern(const ndx_layout *l, ndx_bcast *out);
 
 #ifdef __cplusplus
