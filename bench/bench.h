@@ -1,0 +1,49 @@
+/* bench.h: what the sections of ndx-bench share: options, a timer that reports
+ * the median of repetitions after a discarded warm-up, an allocation counter,
+ * and the table printer. Each section is one function `int bench_<name>(const
+ * bench_opts *)` in a file of its own, listed in main.c's section table. */
+#ifndef NDX_BENCH_H
+#define NDX_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct bench_opts {
+  bool quick;       /* fewer and shorter repetitions: a smoke run, not a measurement */
+  int reps;         /* timed repetitions whose median is reported */
+  double min_rep_s; /* each repetition runs at least this long */
+} bench_opts;
+
+/* A monotonic clock in nanoseconds (CLOCK_MONOTONIC). */
+uint64_t bench_now_ns(void);
+
+/* The median of v[0..n-1] (n >= 1); reorders v. */
+double bench_median(double *v, int n);
+
+/* Work to time: does `n` units of work on `ctx` (calls, passes, …). */
+typedef void (*bench_fn)(void *ctx, int64_t n);
+
+typedef struct bench_result {
+  double ns_per_unit; /* median over the repetitions */
+  double min_ns_per_unit;
+  int64_t units;   /* units per repetition */
+  uint64_t allocs; /* heap allocations counted during warm-up and reps */
+} bench_result;
+
+/* Times fn: first a warm-up that doubles n until one run lasts
+ * opts->min_rep_s (its runs are discarded), then opts->reps runs of that n.
+ * Allocations made by anything in the process meanwhile are counted. */
+bench_result bench_time(const bench_opts *opts, bench_fn fn, void *ctx);
+
+/* Heap allocations (malloc, calloc, realloc, aligned forms) made by the
+ * process so far, or UINT64_MAX when counting is not built in (sanitizer
+ * builds, whose runtime owns malloc). */
+uint64_t bench_alloc_count(void);
+
+/* True iff the counter sees allocations (checked by making one). */
+bool bench_alloc_counting(void);
+
+/* Sections. bench_host: layout calls and host iteration (bench_host.c). */
+int bench_host(const bench_opts *opts);
+
+#endif /* NDX_BENCH_H */

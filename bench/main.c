@@ -1,0 +1,73 @@
+/* main.c: ndx-bench's entry point: reads the options and runs the sections
+ * asked for (all of them when none is named), each a bench_<name> function. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+typedef struct section {
+  const char *flag; /* "--host" */
+  const char *what; /* for the usage */
+  int (*run)(const bench_opts *);
+} section;
+
+/* A new section (the OpenCL one in bench_cl.c) adds one row here, declares its
+ * function in bench.h and its file in bench/meson.build. */
+static const section sections[] = {
+    {"--host", "layout calls, moves, coalescing and ndx_iter on the host", bench_host},
+};
+#define NSECTIONS (int)(sizeof sections / sizeof sections[0])
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: ndx-bench [SECTION...] [--quick] [--reps N]\n\nsections (all when none "
+             "is named):\n");
+  for (int i = 0; i < NSECTIONS; i++) fprintf(f, "  %-8s %s\n", sections[i].flag, sections[i].what);
+  fprintf(f, "\n  --quick  3 short repetitions: a smoke run, not a measurement\n"
+             "  --reps N timed repetitions (median reported; default 15)\n");
+}
+
+int main(int argc, char **argv) {
+  bench_opts opts = {.quick = false, .reps = 15, .min_rep_s = 0.02};
+  bool want[NSECTIONS] = {false};
+  bool any = false;
+  int reps = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--quick") == 0) {
+      opts.quick = true;
+    } else if (strcmp(a, "--reps") == 0) {
+      char *end = NULL;
+      long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+      if (i + 1 >= argc || *end != '\0' || v < 1 || v > 1000) {
+        fprintf(stderr, "ndx-bench: --reps needs a count in [1, 1000]\n");
+        return 2;
+      }
+      reps = (int)v;
+      i++;
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else {
+      int k = 0;
+      while (k < NSECTIONS && strcmp(a, sections[k].flag) != 0) k++;
+      if (k == NSECTIONS) {
+        fprintf(stderr, "ndx-bench: unknown argument '%s'\n", a);
+        usage(stderr);
+        return 2;
+      }
+      want[k] = any = true;
+    }
+  }
+  if (opts.quick) opts.reps = 3, opts.min_rep_s = 0.002;
+  if (reps) opts.reps = reps;
+
+  int status = 0;
+  for (int k = 0; k < NSECTIONS; k++) {
+    if (any && !want[k]) continue;
+    int s = sections[k].run(&opts);
+    if (s && !status) status = s;
+    fflush(stdout);
+  }
+  return status;
+}
