@@ -31,9 +31,32 @@ typedef struct ndx_iter {
  * layout built by ndx_ calls. O(rank), no allocation. */
 void ndx_iter_init(ndx_iter *it, const ndx_layout *l);
 
+/* The carry of ndx_iter_next once the innermost axis wraps; called by it. */
+void ndx_iter_carry(ndx_iter *it);
+
 /* Stores the next position in *pos and returns true, or returns false when
- * every position has been returned. O(1) amortized. */
-bool ndx_iter_next(ndx_iter *it, int64_t *pos);
+ * every position has been returned. O(1) amortized; inline, so that the
+ * innermost step costs an add and a compare. */
+static inline bool ndx_iter_next(ndx_iter *it, int64_t *pos) {
+  if (it->remaining <= 0) return false;
+  *pos = it->next;
+  /* Stop before stepping past the last position: the step would only compute
+   * a position no index has. */
+  if (--it->remaining == 0) return true;
+  int inner = it->rank - 1;
+  if (++it->index[inner] < it->shape[inner])
+    it->next += it->strides[inner];
+  else
+    ndx_iter_carry(it);
+  return true;
+}
+
+/* Stores the next run of positions along the innermost coalesced axis —
+ * *start, *start + *stride, ... (*len of them) — and returns true, or returns
+ * false when every position has been returned. The fast way to walk: the
+ * caller's inner loop keeps its state in registers, where ndx_iter_next keeps
+ * it in the iterator. Mixes freely with ndx_iter_next. O(1) amortized. */
+bool ndx_iter_run(ndx_iter *it, int64_t *start, int64_t *len, int64_t *stride);
 
 /* Contiguous blocks: the positions of `l`, in C order, as blocks of `len`
  * consecutive positions each (extent-1 axes skipped when finding the

@@ -5,6 +5,8 @@
  * extent[r] and takes its strides from old axis inner[r], the innermost of
  * the axes it merges. Then each layout is rewritten from its own entry alone,
  * so `out` may be `in`. Axes are never reordered. */
+#include <string.h>
+
 #include "ndx_internal.h"
 
 /* True iff every layout has stride[a] == stride[b] * d[b]: axis a steps over
@@ -19,6 +21,10 @@ ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out) {
   if (!in || !out) return ndx_fail(NDX_EINVAL, "ndx_coalesce: %s is NULL", in ? "out" : "in");
   if (n < 1 || n > NDX_COALESCE_MAX)
     return ndx_fail(NDX_EINVAL, "ndx_coalesce: n = %d is not in [1, %d]", n, NDX_COALESCE_MAX);
+  for (int k = 0; k < n; k++) {
+    ndx_status st = ndx_check_layout("ndx_coalesce", "a layout in `in`", &in[k]);
+    if (st != NDX_OK) return st;
+  }
   const ndx_layout *first = &in[0];
   for (int k = 1; k < n; k++) {
     bool same = in[k].rank == first->rank;
@@ -49,14 +55,22 @@ ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out) {
     extent[rank] = numel; /* [1] or [0], stride 0 */
     inner[rank++] = -1;
   }
+  /* In place, axis by axis from the first: result axis x reads old axis
+   * inner[..] >= x, which no earlier step has written. */
   for (int k = 0; k < n; k++) {
-    ndx_layout r = {.rank = rank, .offset = in[k].offset};
+    const ndx_layout *l = &in[k];
+    ndx_layout *r = &out[k];
+    r->offset = l->offset;
     for (int x = 0; x < rank; x++) {
-      r.shape[x] = extent[rank - 1 - x];
       int a = inner[rank - 1 - x];
-      r.strides[x] = a >= 0 ? in[k].strides[a] : 0;
+      r->strides[x] = a >= 0 ? l->strides[a] : 0;
+      r->shape[x] = extent[rank - 1 - x];
     }
-    out[k] = r;
+    size_t tail = sizeof r->shape[0] * (size_t)(NDX_MAX_RANK - rank);
+    memset(r->shape + rank, 0, tail);
+    memset(r->strides + rank, 0, tail);
+    r->rank = rank;
+    r->flags = 0;
   }
   return NDX_OK;
 }

@@ -36,21 +36,32 @@ void ndx_iter_init(ndx_iter *it, const ndx_layout *l) {
   iter_start(it, &c, c.rank, ndx_numel(&c));
 }
 
-bool ndx_iter_next(ndx_iter *it, int64_t *pos) {
-  if (it->remaining <= 0) return false;
-  *pos = it->next;
-  /* Stop before stepping past the last position: the step would only compute
-   * a position no index has. */
-  if (--it->remaining == 0) return true;
+void ndx_iter_carry(ndx_iter *it) {
   for (int a = it->rank - 1; a >= 0; a--) {
-    if (++it->index[a] < it->shape[a]) {
+    if (a < it->rank - 1 && ++it->index[a] < it->shape[a]) {
       it->next += it->strides[a];
-      return true;
+      return;
     }
     it->index[a] = 0;
     it->next -= (it->shape[a] - 1) * it->strides[a];
   }
-  return true; /* not reached: remaining counted every index */
+}
+
+bool ndx_iter_run(ndx_iter *it, int64_t *start, int64_t *len, int64_t *stride) {
+  if (it->remaining <= 0) return false;
+  int inner = it->rank - 1;
+  int64_t n = it->shape[inner] - it->index[inner], s = it->strides[inner];
+  *start = it->next;
+  *len = n;
+  *stride = s;
+  it->remaining -= n;
+  if (it->remaining > 0) {
+    /* Stand on the run's last position, then step as ndx_iter_next does. */
+    it->index[inner] = it->shape[inner];
+    it->next += (n - 1) * s;
+    ndx_iter_carry(it);
+  }
+  return true;
 }
 
 void ndx_blocks_init(ndx_blocks *b, const ndx_layout *l) {

@@ -34,6 +34,14 @@ ndx_status ndx_check_shape(const char *call, int rank, const int64_t *shape, int
   return NDX_OK;
 }
 
+ndx_status ndx_check_layout(const char *call, const char *name, const ndx_layout *l) {
+  if (!l) return ndx_fail(NDX_EINVAL, "%s: %s is NULL", call, name);
+  if (l->rank < 0 || l->rank > NDX_MAX_RANK)
+    return ndx_fail(NDX_EINVAL, "%s: %s has rank %d, not in [0, %d]", call, name, (int)l->rank,
+                    NDX_MAX_RANK);
+  return NDX_OK;
+}
+
 bool ndx_fits(int rank, const int64_t *shape) {
   if (rank < 0 || rank > NDX_MAX_RANK || (rank > 0 && !shape)) return false;
   int64_t product = 1;
@@ -83,15 +91,18 @@ ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t 
                       call, (long long)offset, last_ok ? "" : "overflows int64, ",
                       (long long)(last_ok ? last : 0));
   }
-  ndx_layout r;
-  memset(&r, 0, sizeof r);
-  r.rank = rank;
-  r.offset = numel > 0 ? offset : 0;
+  /* Written in place: callers pass shape and strides that are not `out`'s
+   * own entries, or are its entries at the same index. */
+  out->rank = rank;
+  out->flags = 0;
+  out->offset = numel > 0 ? offset : 0;
   for (int a = 0; a < rank; a++) {
-    r.shape[a] = shape[a];
-    r.strides[a] = numel > 0 && shape[a] > 1 ? strides[a] : 0;
+    out->strides[a] = numel > 0 && shape[a] > 1 ? strides[a] : 0;
+    out->shape[a] = shape[a];
   }
-  *out = r;
+  size_t tail = sizeof out->shape[0] * (size_t)(NDX_MAX_RANK - rank);
+  memset(out->shape + rank, 0, tail);
+  memset(out->strides + rank, 0, tail);
   return NDX_OK;
 }
 

@@ -38,11 +38,10 @@ static bool range_inside(const ndx_range *r, int64_t d) {
 }
 
 static ndx_status check_reshape(const char *call, const ndx_move *m, int rank, const int64_t *shape,
-                                int64_t *out_shape) {
+                                int64_t old_numel, int64_t *out_shape) {
   char from[NDX_DIMS_BUF], to[NDX_DIMS_BUF];
-  int64_t old_numel, new_numel;
-  ndx_status st = ndx_check_shape(call, rank, shape, &old_numel);
-  if (st == NDX_OK) st = ndx_check_shape(call, m->n, m->shape, &new_numel);
+  int64_t new_numel;
+  ndx_status st = ndx_check_shape(call, m->n, m->shape, &new_numel);
   if (st != NDX_OK) return st;
   if (old_numel != new_numel)
     return ndx_fail(NDX_EINVAL, "%s: %s has %lld elements, %s has %lld", call,
@@ -147,21 +146,18 @@ static ndx_status check_window(const char *call, const ndx_move *m, int rank, co
   return ndx_check_shape(call, *out_rank, out_shape, &numel);
 }
 
-/* Checks `m` against a layout of `rank` axes of `shape`, writing the result's
- * rank and shape into the caller's scratch. */
+/* Checks `m` against a valid shape of `rank` axes and `numel` elements,
+ * writing the result's rank and shape into the caller's scratch. */
 static ndx_status move_check(const char *call, const ndx_move *m, int rank, const int64_t *shape,
-                             int *out_rank, int64_t *out_shape) {
+                             int64_t numel, int *out_rank, int64_t *out_shape) {
   if (!m) return ndx_fail(NDX_EINVAL, "%s: move is NULL", call);
   if (m->n < 0 || (m->n > 0 && !m->shape))
     return ndx_fail(NDX_EINVAL, "%s: %s move with %d entries%s", call, kind_name(m->kind), m->n,
                     m->n < 0 ? "" : " has a NULL array");
-  int64_t numel;
-  ndx_status st = ndx_check_shape(call, rank, shape, &numel);
-  if (st != NDX_OK) return st;
   *out_rank = m->n;
   switch (m->kind) {
   case NDX_RESHAPE:
-    return check_reshape(call, m, rank, shape, out_shape);
+    return check_reshape(call, m, rank, shape, numel, out_shape);
   case NDX_BROADCAST:
     return check_broadcast(call, m, rank, shape, out_shape);
   case NDX_PERMUTE:
@@ -178,9 +174,10 @@ ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int
                           int64_t out_shape[NDX_MAX_RANK]) {
   if (!out_rank || !out_shape)
     return ndx_fail(NDX_EINVAL, "ndx_move_shape: %s is NULL", out_rank ? "out_shape" : "out_rank");
-  int64_t result[NDX_MAX_RANK];
+  int64_t result[NDX_MAX_RANK], numel;
   int r;
-  ndx_status st = move_check("ndx_move_shape", m, rank, shape, &r, result);
+  ndx_status st = ndx_check_shape("ndx_move_shape", rank, shape, &numel);
+  if (st == NDX_OK) st = move_check("ndx_move_shape", m, rank, shape, numel, &r, result);
   if (st != NDX_OK) return st;
   memcpy(out_shape, result, sizeof *result * (size_t)r);
   *out_rank = r;
@@ -188,10 +185,12 @@ ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int
 }
 
 ndx_status ndx_apply_as(const char *call, ndx_layout *out, const ndx_move *m, const ndx_layout *l) {
-  if (!out || !l) return ndx_fail(NDX_EINVAL, "%s: %s is NULL", call, out ? "layout" : "out");
+  if (!out) return ndx_fail(NDX_EINVAL, "%s: out is NULL", call);
+  ndx_status st = ndx_check_layout(call, "layout", l);
+  if (st != NDX_OK) return st;
   int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK], offset = l->offset;
   int rank;
-  ndx_status st = move_check(call, m, l->rank, l->shape, &rank, shape);
+  st = move_check(call, m, l->rank, l->shape, ndx_numel(l), &rank, shape);
   if (st != NDX_OK) return st;
   switch (m->kind) {
   case NDX_RESHAPE:
@@ -251,13 +250,15 @@ ndx_status ndx_broadcast(ndx_layout *out, const ndx_layout *l, int rank, const i
 }
 
 ndx_status ndx_permute(ndx_layout *out, const ndx_layout *l, const int32_t *perm) {
-  if (!l) return ndx_fail(NDX_EINVAL, "ndx_permute: layout is NULL");
+  ndx_status st = ndx_check_layout("ndx_permute", "layout", l);
+  if (st != NDX_OK) return st;
   ndx_move m = {.kind = NDX_PERMUTE, .n = l->rank, .perm = perm};
   return ndx_apply_as("ndx_permute", out, &m, l);
 }
 
 ndx_status ndx_slice(ndx_layout *out, const ndx_layout *l, const ndx_range *ranges) {
-  if (!l) return ndx_fail(NDX_EINVAL, "ndx_slice: layout is NULL");
+  ndx_status st = ndx_check_layout("ndx_slice", "layout", l);
+  if (st != NDX_OK) return st;
   ndx_move m = {.kind = NDX_SLICE, .n = l->rank, .ranges = ranges};
   return ndx_apply_as("ndx_slice", out, &m, l);
 }
@@ -269,7 +270,8 @@ ndx_status ndx_unfold(ndx_layout *out, const ndx_layout *l, int n, const ndx_win
 
 /* Checks that `axis` is one of the `rank` axes of `l`, for the one-axis calls. */
 static ndx_status check_axis(const char *call, const ndx_layout *l, int axis) {
-  if (!l) return ndx_fail(NDX_EINVAL, "%s: layout is NULL", call);
+  ndx_status st = ndx_check_layout(call, "layout", l);
+  if (st != NDX_OK) return st;
   if (axis < 0 || axis >= l->rank)
     return ndx_fail(NDX_EINVAL, "%s: axis %d is not an axis of rank %d", call, axis, l->rank);
   return NDX_OK;
@@ -330,7 +332,8 @@ ndx_status ndx_squeeze(ndx_layout *out, const ndx_layout *l, int axis) {
 }
 
 ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis) {
-  if (!l) return ndx_fail(NDX_EINVAL, "ndx_unsqueeze: layout is NULL");
+  ndx_status st = ndx_check_layout("ndx_unsqueeze", "layout", l);
+  if (st != NDX_OK) return st;
   if (axis < 0 || axis > l->rank)
     return ndx_fail(NDX_EINVAL, "ndx_unsqueeze: axis %d is not in [0, %d]", axis, l->rank);
   if (l->rank == NDX_MAX_RANK)

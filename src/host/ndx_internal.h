@@ -31,6 +31,10 @@ static inline bool ndx_mul_ok(int64_t a, int64_t b, int64_t *r) {
  * most NDX_MAX_NUMEL. Stores the element count in *numel when it returns OK. */
 ndx_status ndx_check_shape(const char *call, int rank, const int64_t *shape, int64_t *numel);
 
+/* Checks a layout argument for `call`: not NULL, rank in [0, NDX_MAX_RANK].
+ * The rest of a layout made by ndx_ calls needs no check. */
+ndx_status ndx_check_layout(const char *call, const char *name, const ndx_layout *l);
+
 /* ndx_make, reporting failures as `call`: every move ends here, so every
  * result passes the same limits and comes out canonical. */
 ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t *shape,
