@@ -69,7 +69,9 @@ static ndx_status parse_list(cursor *c, int64_t *v, int *n) {
     return NDX_OK;
   }
   for (;;) {
-    if (*n == NDX_MAX_RANK) return parse_error(c, "more than 32 values");
+    if (*n == NDX_MAX_RANK) /* past the rank limit, as ndx_make says it */
+      return ndx_fail(NDX_ERANGE, "ndx_parse: more than %d values at column %d of '%s'",
+                      NDX_MAX_RANK, (int)(c->at - c->text) + 1, c->text);
     ndx_status st = parse_int(c, &v[(*n)++]);
     if (st != NDX_OK) return st;
     skip_space(c);
