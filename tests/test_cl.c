@@ -1,1 +1,701 @@
+/* test_cl.c: ndx_cl on a real OpenCL device (PoCL in CI). Every copy is
+ * compared byte for byte, over the whole destination buffer, with a host
+ * reference that applies the same layouts to a destination pre-filled with a
+ * pattern, so that bytes no element owns, and bits of shared bytes that no
+ * element owns, are checked to stay as they were.
+ *
+ * Criterion forks a process per test: every OpenCL object is made inside the
+ * test (by the .init fixture), never in the parent. The device is the first
+ * of the first platform whose name contains $NDX_CL_PLATFORM (any platform
+ * when unset). Without a device the tests skip, except under CI=true, where
+ * a missing device is a failure. */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/cl_internal.h"
+#include "ndx/ndx_cl.h"
+#include "ndx/ndx_pack.h"
+#include "oracle.h"
+
+/* ---- Environment --------------------------------------------------------------- */
+
+static struct {
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+  ndx_cl *cl;
+  char missing[256]; /* why there is no device, when there is none */
+} env;
+
+static void setup(void) {
+  cl_platform_id platforms[8];
+  cl_uint np = 0;
+  if (clGetPlatformIDs(8, platforms, &np) != CL_SUCCESS || np == 0) {
+    snprintf(env.missing, sizeof env.missing, "no OpenCL platform");
+    return;
+  }
+  /* NDX_CL_PLATFORM picks a platform by a part of its name (e.g. NVIDIA) */
+  const char *want = getenv("NDX_CL_PLATFORM");
+  for (cl_uint i = 0; i < np && !env.device; i++) {
+    char name[256] = "";
+    clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
+    if (want && *want && !strstr(name, want)) continue;
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 1, &env.device, &nd) != CL_SUCCESS)
+      env.device = NULL;
+  }
+  if (!env.device) {
+    snprintf(env.missing, sizeof env.missing, "no OpenCL device on %u platform(s)%s%s", np,
+             want && *want ? " named like " : "", want && *want ? want : "");
+    return;
+  }
+  cl_int e;
+  env.context = clCreateContext(NULL, 1, &env.device, NULL, NULL, &e);
+  cr_assert_eq(e, CL_SUCCESS, "clCreateContext: %d", e);
+  env.queue = clCreateCommandQueue(env.context, env.device, 0, &e);
+  cr_assert_eq(e, CL_SUCCESS, "clCreateCommandQueue: %d", e);
+  ndx_status s = ndx_cl_create(&env.cl, env.context, env.device);
+  cr_assert_eq(s, NDX_OK, "ndx_cl_create: %s", ndx_last_error());
+}
+
+static void teardown(void) {
+  ndx_cl_destroy(env.cl);
+  if (env.queue) clReleaseCommandQueue(env.queue);
+  if (env.context) clReleaseContext(env.context);
+}
+
+/* Skips the test without a device, or fails it under CI=true. */
+static void need_device(void) {
+  if (env.cl) return;
+  const char *ci = getenv("CI");
+  if (ci && strcmp(ci, "true") == 0)
+    cr_assert_fail("CI=true but %s: the device suite must run in CI", env.missing);
+  cr_skip_test("%s (install PoCL: apt-get install pocl-opencl-icd)", env.missing);
+}
+
+TestSuite(cl, .init = setup, .fini = teardown);
+
+/* ---- Buffers and the reference ------------------------------------------------- */
+
+static cl_mem buffer(size_t size, const void *data) {
+  cl_int e;
+  cl_mem m = clCreateBuffer(env.context, CL_MEM_READ_WRITE, size, NULL, &e);
+  cr_assert_eq(e, CL_SUCCESS, "clCreateBuffer(%zu): %d", size, e);
+  if (data) {
+    e = clEnqueueWriteBuffer(env.queue, m, CL_TRUE, 0, size, data, 0, NULL, NULL);
+    cr_assert_eq(e, CL_SUCCESS, "clEnqueueWriteBuffer: %d", e);
+  }
+  return m;
+}
+
+static void read_back(cl_mem m, size_t size, void *out) {
+  cl_int e = clEnqueueReadBuffer(env.queue, m, CL_TRUE, 0, size, out, 0, NULL, NULL);
+  cr_assert_eq(e, CL_SUCCESS, "clEnqueueReadBuffer: %d", e);
+}
+
+static int ref_bit(const uint8_t *b, int64_t i) {
+  return (b[i / 8] >> (i % 8)) & 1;
+}
+static void ref_set_bit(uint8_t *b, int64_t i, int v) {
+  b[i / 8] = (uint8_t)((b[i / 8] & ~(1u << (i % 8))) | ((unsigned)v << (i % 8)));
+}
+
+/* Element i of `s` to element i of `d`, by the definition. */
+static void ref_copy(uint8_t *dst, const ndx_layout *d, const uint8_t *src, const ndx_layout *s,
+                     int bits) {
+  int64_t n = oracle_numel(d), index[NDX_MAX_RANK];
+  for (int64_t i = 0; i < n; i++) {
+    oracle_unravel(d->rank, d->shape, i, index);
+    int64_t pd = oracle_position(d, index), ps = oracle_position(s, index);
+    if (bits >= 8)
+      memcpy(dst + pd * (bits / 8), src + ps * (bits / 8), (size_t)(bits / 8));
+    else
+      for (int b = 0; b < bits; b++) ref_set_bit(dst, pd * bits + b, ref_bit(src, ps * bits + b));
+  }
+}
+
+/* Bytes a buffer for `l` needs, plus a margin that must stay untouched. */
+static size_t buffer_bytes(const ndx_layout *l, int bits) {
+  int64_t lo, hi;
+  ndx_span(l, &lo, &hi);
+  return (size_t)((hi * bits + 7) / 8) + 24;
+}
+
+static uint8_t pattern(size_t i) {
+  return (uint8_t)(0xa5 ^ (i * 13));
+}
+
+/* Copies `s` to `d` on the device with plan `flags` and compares the whole
+ * destination buffer with the reference. Returns the path taken. */
+static const char *check_copy(const ndx_layout *d, const ndx_layout *s, int bits, unsigned flags,
+                              const char *want_path) {
+  static char path[16];
+  static uint64_t seed = 1;
+  oracle_rng r = {seed++};
+  size_t nd = buffer_bytes(d, bits), ns = buffer_bytes(s, bits);
+  uint8_t *src = malloc(ns), *want = malloc(nd), *got = malloc(nd);
+  for (size_t i = 0; i < ns; i++) src[i] = (uint8_t)oracle_next(&r);
+  for (size_t i = 0; i < nd; i++) want[i] = pattern(i);
+  cl_mem ms = buffer(ns, src), md = buffer(nd, want);
+  ref_copy(want, d, src, s, bits);
+  ndx_cl_plan *plan;
+  ndx_status st = ndx_cl_plan_create_flags(&plan, env.cl, d, s, bits, flags);
+  char dt[256], stx[256];
+  ndx_format(dt, sizeof dt, d);
+  ndx_format(stx, sizeof stx, s);
+  cr_assert_eq(st, NDX_OK, "plan %d bits: %s", bits, ndx_last_error());
+  snprintf(path, sizeof path, "%s", ndx_cl_plan_path(plan));
+  if (want_path) cr_assert_str_eq(path, want_path, "%d bits, dst %s, src %s", bits, dt, stx);
+  if (flags & NDX_CL_PLAN_WIDE && strcmp(path, "empty") && strcmp(path, "buffer"))
+    cr_assert_eq(ndx_cl_plan_wide(plan), 1);
+  cl_event done = NULL;
+  st = ndx_cl_plan_enqueue(plan, env.queue, md, ms, 0, NULL, &done);
+  cr_assert_eq(st, NDX_OK, "enqueue: %s", ndx_last_error());
+  cr_assert_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+  clReleaseEvent(done);
+  read_back(md, nd, got);
+  for (size_t i = 0; i < nd; i++)
+    cr_assert_eq(got[i], want[i],
+                 "path %s%s, %d bits, dst %s, src %s: byte %zu is 0x%02x, want 0x%02x", path,
+                 flags & NDX_CL_PLAN_WIDE ? " (64-bit)" : "", bits, dt, stx, i, got[i], want[i]);
+  ndx_cl_plan_destroy(plan);
+  clReleaseMemObject(ms);
+  clReleaseMemObject(md);
+  free(src);
+  free(want);
+  free(got);
+  return path;
+}
+
+static ndx_layout contiguous(int rank, const int64_t *shape) {
+  ndx_layout l;
+  cr_assert_eq(ndx_contiguous(&l, rank, shape), NDX_OK, "%s", ndx_last_error());
+  return l;
+}
+
+static ndx_layout make(int rank, const int64_t *shape, const int64_t *strides, int64_t offset) {
+  ndx_layout l;
+  cr_assert_eq(ndx_make(&l, rank, shape, strides, offset), NDX_OK, "%s", ndx_last_error());
+  return l;
+}
+
+/* ---- The device sees the pack as the host does ---------------------------------- */
+
+static cl_program build(const char *src, size_t len, const char *options) {
+  cl_int e;
+  cl_program p = clCreateProgramWithSource(env.context, 1, &src, &len, &e);
+  cr_assert_eq(e, CL_SUCCESS);
+  e = clBuildProgram(p, 1, &env.device, options, NULL, NULL);
+  if (e != CL_SUCCESS) {
+    static char log[16384];
+    clGetProgramBuildInfo(p, env.device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+    cr_assert_fail("build with %s failed (%d):\n%s", options, e, log);
+  }
+  return p;
+}
+
+Test(cl, probe_sees_the_hosts_pack_layout) {
+  need_device();
+  cl_program p = build(ndx_cl_probe_source, ndx_cl_probe_source_size, "-cl-std=CL1.2 -Werror");
+  cl_int e;
+  cl_kernel k = clCreateKernel(p, "ndx_probe", &e);
+  cr_assert_eq(e, CL_SUCCESS);
+  ndx_layout d = contiguous(3, (int64_t[]){5, 6, 7}), s, c = contiguous(3, (int64_t[]){7, 6, 5});
+  cr_assert_eq(ndx_permute(&s, &c, (int32_t[]){2, 1, 0}), NDX_OK);
+  uint64_t pack[NDX_PACK_MAX_BYTES(2, NDX_MAX_RANK) / 8];
+  size_t used;
+  cr_assert_eq(ndx_pack_copy(pack, sizeof pack, &used, &d, &s, 64), NDX_OK);
+  cl_mem mp = buffer(used, pack), mo = buffer(64 * sizeof(cl_uint), NULL);
+  clSetKernelArg(k, 0, sizeof mp, &mp);
+  clSetKernelArg(k, 1, sizeof mo, &mo);
+  size_t one = 1;
+  cr_assert_eq(clEnqueueNDRangeKernel(env.queue, k, 1, NULL, &one, &one, 0, NULL, NULL),
+               CL_SUCCESS);
+  cl_uint out[64];
+  read_back(mo, sizeof out, out);
+  const ndx_pack_head *h = (const ndx_pack_head *)pack;
+  cl_uint want[21] = {NDX_PACK_VERSION,
+                      sizeof(ndx_pack_head),
+                      offsetof(ndx_pack_head, version),
+                      offsetof(ndx_pack_head, size),
+                      offsetof(ndx_pack_head, rank),
+                      offsetof(ndx_pack_head, nops),
+                      offsetof(ndx_pack_head, bits),
+                      offsetof(ndx_pack_head, wide),
+                      offsetof(ndx_pack_head, numel),
+                      16,
+                      8,
+                      4,
+                      8,
+                      h->version,
+                      h->size,
+                      h->rank,
+                      h->nops,
+                      h->bits,
+                      h->wide,
+                      (cl_uint)((uint64_t)h->numel & 0xffffffffu),
+                      (cl_uint)((uint64_t)h->numel >> 32)};
+  for (int i = 0; i < 21; i++) cr_assert_eq(out[i], want[i], "probe word %d", i);
+  cr_assert_eq(h->rank, 3u, "the pair stays 3-d");
+  clReleaseMemObject(mp);
+  clReleaseMemObject(mo);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
+Test(cl, kernels_build_with_werror_in_both_forms) {
+  need_device();
+  for (int wide = 0; wide < 2; wide++) {
+    char options[128];
+    snprintf(options, sizeof options, "%s -Werror", ndx_cl_build_options(wide));
+    clReleaseProgram(build(ndx_cl_copy_source, ndx_cl_copy_source_size, options));
+  }
+}
+
+Test(cl, device_positions_match_the_definition) {
+  need_device();
+  oracle_rng r = {77};
+  for (int wide = 0; wide < 2; wide++) {
+    cl_program p = build(ndx_cl_copy_source, ndx_cl_copy_source_size, ndx_cl_build_options(wide));
+    cl_int e;
+    cl_kernel k = clCreateKernel(p, "ndx_positions", &e);
+    cr_assert_eq(e, CL_SUCCESS);
+    for (int iter = 0; iter < 20; iter++) {
+      ndx_layout ls[2];
+      ls[0] = oracle_random_layout(&r, 6, 5, 40, 3);
+      int64_t strides[NDX_MAX_RANK], off = 0;
+      for (int a = 0; a < ls[0].rank; a++) {
+        strides[a] = oracle_between(&r, -30, 30);
+        if (strides[a] < 0) off += (ls[0].shape[a] > 0 ? ls[0].shape[a] - 1 : 0) * -strides[a];
+      }
+      ls[1] = make(ls[0].rank, ls[0].shape, strides, off);
+      int64_t n = oracle_numel(&ls[0]);
+      if (n == 0) continue;
+      uint64_t pack[NDX_PACK_MAX_BYTES(2, NDX_MAX_RANK) / 8];
+      size_t used;
+      cr_assert_eq(ndx_pack(pack, sizeof pack, &used, 2, ls, 8), NDX_OK);
+      if (wide) cr_assert_eq(ndx_pack_widen(pack, sizeof pack, &used), NDX_OK);
+      cl_mem mp = buffer(used, pack), mo = buffer((size_t)n * 16, NULL);
+      clSetKernelArg(k, 0, sizeof mp, &mp);
+      clSetKernelArg(k, 1, sizeof mo, &mo);
+      size_t global = (size_t)n;
+      cr_assert_eq(clEnqueueNDRangeKernel(env.queue, k, 1, NULL, &global, NULL, 0, NULL, NULL),
+                   CL_SUCCESS);
+      int64_t *out = malloc((size_t)n * 16), index[NDX_MAX_RANK];
+      read_back(mo, (size_t)n * 16, out);
+      for (int64_t i = 0; i < n; i++) {
+        oracle_unravel(ls[0].rank, ls[0].shape, i, index);
+        cr_assert_eq(out[2 * i], oracle_position(&ls[0], index));
+        cr_assert_eq(out[2 * i + 1], oracle_position(&ls[1], index));
+      }
+      free(out);
+      clReleaseMemObject(mp);
+      clReleaseMemObject(mo);
+    }
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+  }
+}
+
+/* ---- Crafted cases: each path, each width ------------------------------------------- */
+
+static const int widths[] = {1, 2, 4, 8, 16, 32, 64, 128};
+#define NWIDTHS (int)(sizeof widths / sizeof *widths)
+
+Test(cl, empty_copies_take_the_empty_path) {
+  need_device();
+  ndx_layout d = contiguous(3, (int64_t[]){3, 0, 2});
+  for (int w = 0; w < NWIDTHS; w++) check_copy(&d, &d, widths[w], 0, "empty");
+}
+
+Test(cl, contiguous_copies_take_the_buffer_path) {
+  need_device();
+  ndx_layout d = make(2, (int64_t[]){4, 6}, (int64_t[]){6, 1}, 8);
+  ndx_layout s = make(2, (int64_t[]){4, 6}, (int64_t[]){6, 1}, 16);
+  for (int w = 0; w < NWIDTHS; w++) check_copy(&d, &s, widths[w], 0, "buffer");
+  ndx_layout one_d = make(0, NULL, NULL, 5), one_s = make(0, NULL, NULL, 3);
+  for (int w = 3; w < NWIDTHS; w++) check_copy(&one_d, &one_s, widths[w], 0, "buffer");
+  /* a sub-byte copy that starts or ends inside a byte is not one */
+  ndx_layout odd = make(1, (int64_t[]){13}, (int64_t[]){1}, 3);
+  ndx_layout at0 = make(1, (int64_t[]){13}, (int64_t[]){1}, 0);
+  for (int w = 0; w < 3; w++) check_copy(&odd, &at0, widths[w], 0, "gather");
+  check_copy(&one_d, &one_s, 4, 0, "gather");
+}
+
+Test(cl, sliced_rows_take_the_rows_path) {
+  need_device();
+  ndx_layout big = contiguous(3, (int64_t[]){3, 5, 40}), s,
+             d = contiguous(3, (int64_t[]){3, 4, 33});
+  cr_assert_eq(ndx_slice(&s, &big, (ndx_range[]){{0, 3, 1}, {4, 4, -1}, {5, 33, 1}}), NDX_OK);
+  for (int w = 3; w < NWIDTHS; w++) check_copy(&d, &s, widths[w], 0, "rows");
+  /* a broadcast row: the source repeats one row */
+  ndx_layout row = contiguous(1, (int64_t[]){50}), bc, d2 = contiguous(2, (int64_t[]){7, 50});
+  cr_assert_eq(ndx_broadcast(&bc, &row, 2, (int64_t[]){7, 50}), NDX_OK);
+  for (int w = 3; w < NWIDTHS; w++) check_copy(&d2, &bc, widths[w], 0, "rows");
+  /* sub-byte rows go through the byte-range kernel */
+  for (int w = 0; w < 3; w++) check_copy(&d, &s, widths[w], 0, "gather");
+}
+
+Test(cl, transposes_take_the_transpose_path) {
+  need_device();
+  /* 2-d, non-power-of-two, edge tiles on both axes */
+  ndx_layout c = contiguous(2, (int64_t[]){19, 13}), s, d = contiguous(2, (int64_t[]){13, 19});
+  cr_assert_eq(ndx_transpose(&s, &c, 0, 1), NDX_OK);
+  for (int w = 3; w < NWIDTHS; w++) check_copy(&d, &s, widths[w], 0, "transpose");
+  /* batched: [3, 10, 12] from a [3, 12, 10] */
+  ndx_layout c3 = contiguous(3, (int64_t[]){3, 12, 10}), s3,
+             d3 = contiguous(3, (int64_t[]){3, 10, 12});
+  cr_assert_eq(ndx_transpose(&s3, &c3, 1, 2), NDX_OK);
+  for (int w = 3; w < NWIDTHS; w++) check_copy(&d3, &s3, widths[w], 0, "transpose");
+  /* a 4-d permute whose source unit axis lands in the middle, flipped */
+  ndx_layout c4 = contiguous(4, (int64_t[]){2, 9, 3, 11}), p4, f4;
+  cr_assert_eq(ndx_permute(&p4, &c4, (int32_t[]){0, 3, 2, 1}), NDX_OK); /* [2,11,3,9] */
+  cr_assert_eq(ndx_flip(&f4, &p4, 1), NDX_OK);
+  ndx_layout d4 = contiguous(4, (int64_t[]){2, 11, 3, 9});
+  for (int w = 3; w < NWIDTHS; w++) check_copy(&d4, &f4, widths[w], 0, "transpose");
+  /* a column broadcast along the destination rows reads one column */
+  ndx_layout col = contiguous(2, (int64_t[]){21, 1}), bc, d5 = contiguous(2, (int64_t[]){21, 17});
+  cr_assert_eq(ndx_broadcast(&bc, &col, 2, (int64_t[]){21, 17}), NDX_OK);
+  for (int w = 3; w < NWIDTHS; w++) check_copy(&d5, &bc, widths[w], 0, "transpose");
+  /* sub-byte transposes go through the byte-range kernel */
+  for (int w = 0; w < 3; w++) check_copy(&d, &s, widths[w], 0, "gather");
+}
+
+Test(cl, strided_and_reversed_copies_take_the_gather_path) {
+  need_device();
+  /* every other element, reversed rows */
+  ndx_layout big = contiguous(2, (int64_t[]){6, 30}), s, d = contiguous(2, (int64_t[]){6, 15});
+  cr_assert_eq(ndx_slice(&s, &big, (ndx_range[]){{0, 6, 1}, {29, 15, -2}}), NDX_OK);
+  for (int w = 0; w < NWIDTHS; w++) check_copy(&d, &s, widths[w], 0, "gather");
+  /* a strided destination (a scatter into every third element) */
+  ndx_layout sd = make(2, (int64_t[]){5, 7}, (int64_t[]){21, 3}, 1),
+             c = contiguous(2, (int64_t[]){5, 7});
+  for (int w = 0; w < NWIDTHS; w++) check_copy(&sd, &c, widths[w], 0, "gather");
+  /* a full reversal of a vector */
+  ndx_layout v = contiguous(1, (int64_t[]){100}), rv;
+  cr_assert_eq(ndx_flip(&rv, &v, 0), NDX_OK);
+  for (int w = 0; w < NWIDTHS; w++) check_copy(&v, &rv, widths[w], 0, "gather");
+  /* overlapping windows as the source */
+  ndx_layout base = contiguous(1, (int64_t[]){40}), win, dw = contiguous(2, (int64_t[]){11, 5});
+  cr_assert_eq(ndx_unfold(&win, &base, 1, (ndx_window[]){{0, 5, 3, 2}}), NDX_OK);
+  for (int w = 0; w < NWIDTHS; w++) check_copy(&dw, &win, widths[w], 0, "gather");
+}
+
+Test(cl, every_kernel_in_the_64_bit_form) {
+  need_device();
+  ndx_layout c = contiguous(2, (int64_t[]){19, 13}), t, d = contiguous(2, (int64_t[]){13, 19});
+  cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
+  ndx_layout big = contiguous(2, (int64_t[]){6, 40}), rows, dr = contiguous(2, (int64_t[]){6, 33});
+  cr_assert_eq(ndx_slice(&rows, &big, (ndx_range[]){{0, 6, 1}, {3, 33, 1}}), NDX_OK);
+  for (int w = 0; w < NWIDTHS; w++) {
+    if (widths[w] >= 8) {
+      check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, "transpose");
+      check_copy(&dr, &rows, widths[w], NDX_CL_PLAN_WIDE, "rows");
+    }
+    check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, widths[w] >= 8 ? "transpose" : "gather");
+    check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE | NDX_CL_PLAN_GATHER, "gather");
+  }
+}
+
+Test(cl, a_span_past_2_31_elements_runs_the_64_bit_kernels) {
+  need_device();
+  /* 1-bit elements at positions 0, 2^31 and 2^31 + 5: 256 MiB of source
+   * buffer, of which three bytes are written */
+  const int64_t far = INT64_C(1) << 31;
+  ndx_layout src_l = make(2, (int64_t[]){2, 2}, (int64_t[]){far, 5}, 0);
+  ndx_layout dst_l = contiguous(2, (int64_t[]){2, 2});
+  size_t ns = (size_t)((far + 5) / 8 + 1);
+  cl_int e;
+  cl_mem ms = clCreateBuffer(env.context, CL_MEM_READ_WRITE, ns, NULL, &e);
+  cr_assert_eq(e, CL_SUCCESS, "a 256 MiB buffer: %d", e);
+  uint8_t b0 = 0x21, b1 = 0x01; /* bits 0 and 5 of byte 0; bits 0 and 5 from 2^31 */
+  cr_assert_eq(clEnqueueWriteBuffer(env.queue, ms, CL_TRUE, 0, 1, &b0, 0, NULL, NULL), CL_SUCCESS);
+  cr_assert_eq(
+      clEnqueueWriteBuffer(env.queue, ms, CL_TRUE, (size_t)(far / 8), 1, &b1, 0, NULL, NULL),
+      CL_SUCCESS);
+  uint8_t got = 0xf0;
+  cl_mem md = buffer(1, &got);
+  ndx_cl_plan *plan;
+  cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &dst_l, &src_l, 1), NDX_OK, "%s",
+               ndx_last_error());
+  cr_assert_str_eq(ndx_cl_plan_path(plan), "gather");
+  cr_assert_eq(ndx_cl_plan_wide(plan), 1);
+  cr_assert_eq(ndx_cl_plan_enqueue(plan, env.queue, md, ms, 0, NULL, NULL), NDX_OK, "%s",
+               ndx_last_error());
+  read_back(md, 1, &got);
+  /* elements: (0,0)=bit 0 -> 1, (0,1)=bit 5 -> 1, (1,0)=bit 2^31 -> 1, (1,1)=2^31+5 -> 0;
+   * the destination's high nibble keeps its 0xf */
+  cr_assert_eq(got, 0xf7, "got 0x%02x", got);
+  ndx_cl_plan_destroy(plan);
+  clReleaseMemObject(ms);
+  clReleaseMemObject(md);
+}
+
+/* ---- Random layout pairs ------------------------------------------------------------ */
+
+/* A random layout of exactly `shape` made by moves from a bigger contiguous
+ * buffer: a slice with steps of +-1..3 and offsets, then (if `distinct` is
+ * false) perhaps a broadcast of some axes, or windows, and a permutation. */
+static ndx_layout random_moves(oracle_rng *r, int rank, const int64_t *shape, bool distinct) {
+  int32_t perm[NDX_MAX_RANK], inv[NDX_MAX_RANK];
+  for (int a = 0; a < rank; a++) perm[a] = a;
+  for (int a = rank - 1; a > 0; a--) {
+    int b = (int)oracle_between(r, 0, a);
+    int32_t t = perm[a];
+    perm[a] = perm[b];
+    perm[b] = t;
+  }
+  for (int a = 0; a < rank; a++) inv[perm[a]] = a;
+  /* built in the shape pshape, then permuted by inv into `shape` */
+  int64_t pshape[NDX_MAX_RANK], bshape[NDX_MAX_RANK];
+  for (int a = 0; a < rank; a++) pshape[a] = shape[perm[a]];
+  int kind = distinct ? 0 : (int)oracle_between(r, 0, 3);
+  ndx_layout base, l;
+  ndx_range ranges[NDX_MAX_RANK];
+  if (kind == 2 && rank >= 2 && pshape[rank - 1] > 0 && pshape[0] > 0) {
+    /* windows: axis 0 of count pshape[0], window pshape[rank-1] */
+    int64_t step = oracle_between(r, 1, 3), dil = oracle_between(r, 1, 2);
+    int64_t size = pshape[rank - 1];
+    for (int a = 0; a < rank - 1; a++) bshape[a] = pshape[a];
+    bshape[0] = (pshape[0] - 1) * step + dil * (size - 1) + 1;
+    base = contiguous(rank - 1, bshape);
+    ndx_window w = {0, size, step, dil};
+    cr_assert_eq(ndx_unfold(&l, &base, 1, &w), NDX_OK, "%s", ndx_last_error());
+  } else {
+    for (int a = 0; a < rank; a++) {
+      int64_t step = oracle_between(r, 0, 1) ? 1 : oracle_between(r, 2, 3);
+      if (oracle_between(r, 0, 2) == 0) step = -step;
+      int64_t extra = oracle_between(r, 0, 2);
+      bshape[a] = pshape[a] == 0 ? extra : (pshape[a] - 1) * (step < 0 ? -step : step) + 1 + extra;
+      int64_t lo = oracle_between(r, 0, extra);
+      int64_t start = step > 0 ? lo : lo + (pshape[a] - 1) * -step;
+      ranges[a] = (ndx_range){pshape[a] == 0 ? 0 : start, pshape[a], step};
+    }
+    base = contiguous(rank, bshape);
+    cr_assert_eq(ndx_slice(&l, &base, ranges), NDX_OK, "%s", ndx_last_error());
+    if (kind == 1 && rank > 0) {
+      /* broadcast one axis: make it extent 1 first */
+      int a = (int)oracle_between(r, 0, rank - 1);
+      ndx_layout n1;
+      cr_assert_eq(ndx_narrow(&n1, &l, a, 0, pshape[a] > 0 ? 1 : 0), NDX_OK);
+      if (pshape[a] > 0)
+        cr_assert_eq(ndx_broadcast(&l, &n1, rank, pshape), NDX_OK, "%s", ndx_last_error());
+    }
+  }
+  ndx_layout out;
+  cr_assert_eq(ndx_permute(&out, &l, inv), NDX_OK, "%s", ndx_last_error());
+  for (int a = 0; a < rank; a++) cr_assert_eq(out.shape[a], shape[a]);
+  return out;
+}
+
+Test(cl, random_pairs_every_width_every_path) {
+  need_device();
+  oracle_rng r = {2024};
+  int paths[5] = {0};
+  const char *names[5] = {"empty", "buffer", "rows", "transpose", "gather"};
+  for (int iter = 0; iter < 800; iter++) {
+    int rank = (int)oracle_between(&r, 0, 8);
+    int64_t shape[NDX_MAX_RANK], budget = 600;
+    for (int a = 0; a < rank; a++) {
+      shape[a] = oracle_between(&r, 1, rank <= 2 ? 24 : rank <= 4 ? 7 : 3);
+      if (shape[a] > budget) shape[a] = budget;
+      budget /= shape[a];
+    }
+    if (iter % 20 == 0 && rank > 0) shape[oracle_between(&r, 0, rank - 1)] = 0;
+    ndx_layout d = random_moves(&r, rank, shape, true);
+    ndx_layout s = random_moves(&r, rank, shape, false);
+    int bits = widths[iter % NWIDTHS];
+    const char *p = check_copy(&d, &s, bits, 0, NULL);
+    for (int k = 0; k < 5; k++) paths[k] += strcmp(p, names[k]) == 0;
+    check_copy(&d, &s, bits, NDX_CL_PLAN_GATHER, NULL);
+    check_copy(&d, &s, bits, NDX_CL_PLAN_GATHER | NDX_CL_PLAN_WIDE, NULL);
+  }
+  cr_log_info("paths: empty %d, buffer %d, rows %d, transpose %d, gather %d", paths[0], paths[1],
+              paths[2], paths[3], paths[4]);
+  for (int k = 0; k < 5; k++) cr_assert_gt(paths[k], 0, "no random pair took %s", names[k]);
+}
+
+/* ---- Refusals leave the destination untouched ----------------------------------------- */
+
+Test(cl, refusals_enqueue_nothing) {
+  need_device();
+  ndx_layout d = contiguous(2, (int64_t[]){4, 8}), s = contiguous(2, (int64_t[]){4, 8});
+  ndx_layout other = contiguous(2, (int64_t[]){8, 4});
+  uint8_t fill[256], got[256];
+  for (int i = 0; i < 256; i++) fill[i] = pattern((size_t)i);
+  cl_mem md = buffer(256, fill), ms = buffer(256, fill), small = buffer(32, fill);
+  ndx_cl_plan *plan = NULL;
+  /* plans */
+  cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &d, &other, 8), NDX_EINVAL);
+  cr_assert(strstr(ndx_last_error(), "[4,8]") && strstr(ndx_last_error(), "[8,4]"), "%s",
+            ndx_last_error());
+  ndx_layout bc, row = contiguous(1, (int64_t[]){8});
+  cr_assert_eq(ndx_broadcast(&bc, &row, 2, (int64_t[]){4, 8}), NDX_OK);
+  cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &bc, &s, 8), NDX_EINVAL, "broadcast dst");
+  cr_assert(strstr(ndx_last_error(), "distinct"), "%s", ndx_last_error());
+  ndx_layout win, base = contiguous(1, (int64_t[]){10});
+  cr_assert_eq(ndx_unfold(&win, &base, 1, (ndx_window[]){{0, 4, 2, 1}}), NDX_OK); /* [4,4] */
+  ndx_layout s44 = contiguous(2, (int64_t[]){4, 4});
+  cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &win, &s44, 8), NDX_EINVAL, "overlapping windows");
+  for (int bits = -1; bits <= 256; bits++)
+    if (bits != 1 && bits != 2 && bits != 4 && bits != 8 && bits != 16 && bits != 32 &&
+        bits != 64 && bits != 128)
+      cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &d, &s, bits), NDX_EINVAL, "bits %d", bits);
+  cr_assert_eq(ndx_cl_plan_create(NULL, env.cl, &d, &s, 8), NDX_EINVAL);
+  cr_assert_eq(ndx_cl_plan_create(&plan, NULL, &d, &s, 8), NDX_EINVAL);
+  cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, NULL, &s, 8), NDX_EINVAL);
+  cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &d, NULL, 8), NDX_EINVAL);
+  cr_assert_null(plan, "no plan came out of a refusal");
+  cr_assert_eq(ndx_cl_create(NULL, env.context, env.device), NDX_EINVAL);
+  ndx_cl *cl2 = NULL;
+  cr_assert_eq(ndx_cl_create(&cl2, NULL, env.device), NDX_EINVAL);
+  cr_assert_eq(ndx_cl_create(&cl2, env.context, NULL), NDX_EINVAL);
+  cr_assert_null(cl2);
+  /* copies: spans past the buffer, NULL objects, wait lists, overlap */
+  ndx_layout off = make(2, (int64_t[]){4, 8}, (int64_t[]){8, 1}, 1); /* reaches byte 32 */
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, small, &d, ms, &s, 8, 0, NULL, NULL), NDX_OK);
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, small, &off, ms, &s, 8, 0, NULL, NULL), NDX_ERANGE);
+  cr_assert(strstr(ndx_last_error(), "dst"), "%s", ndx_last_error());
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &d, small, &off, 8, 0, NULL, NULL), NDX_ERANGE);
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &d, ms, &s, 128, 0, NULL, NULL), NDX_ERANGE,
+               "512 bytes of 128-bit elements");
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, NULL, &d, ms, &s, 8, 0, NULL, NULL), NDX_EINVAL);
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &d, NULL, &s, 8, 0, NULL, NULL), NDX_EINVAL);
+  cr_assert_eq(ndx_cl_copy(env.cl, NULL, md, &d, ms, &s, 8, 0, NULL, NULL), NDX_EINVAL);
+  cr_assert_eq(ndx_cl_copy(NULL, env.queue, md, &d, ms, &s, 8, 0, NULL, NULL), NDX_EINVAL);
+  cl_event ev = NULL;
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &d, ms, &s, 8, 1, NULL, NULL), NDX_EINVAL);
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &d, ms, &s, 8, 0, &ev, NULL), NDX_EINVAL);
+  ndx_layout lo = contiguous(1, (int64_t[]){64});
+  ndx_layout hi = make(1, (int64_t[]){64}, (int64_t[]){1}, 32);
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &hi, md, &lo, 8, 0, NULL, NULL), NDX_EINVAL,
+               "overlapping bytes of one buffer");
+  cr_assert(strstr(ndx_last_error(), "share"), "%s", ndx_last_error());
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &d, ms, &other, 8, 0, NULL, NULL), NDX_EINVAL);
+  cr_assert_eq(ndx_cl_plan_enqueue(NULL, env.queue, md, ms, 0, NULL, NULL), NDX_EINVAL);
+  /* a buffer and a queue of another context */
+  cl_int e;
+  cl_context c2 = clCreateContext(NULL, 1, &env.device, NULL, NULL, &e);
+  cr_assert_eq(e, CL_SUCCESS);
+  cl_mem foreign = clCreateBuffer(c2, CL_MEM_READ_WRITE, 256, NULL, &e);
+  cl_command_queue q2 = clCreateCommandQueue(c2, env.device, 0, &e);
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, foreign, &d, ms, &s, 8, 0, NULL, NULL), NDX_EINVAL);
+  cr_assert_eq(ndx_cl_copy(env.cl, q2, md, &d, ms, &s, 8, 0, NULL, NULL), NDX_EINVAL);
+  clReleaseCommandQueue(q2);
+  clReleaseMemObject(foreign);
+  clReleaseContext(c2);
+  clFinish(env.queue);
+  read_back(md, 256, got);
+  for (int i = 0; i < 256; i++) cr_assert_eq(got[i], fill[i], "byte %d changed", i);
+  /* and the same buffers still copy */
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &d, ms, &s, 8, 0, NULL, NULL), NDX_OK);
+  clReleaseMemObject(md);
+  clReleaseMemObject(ms);
+  clReleaseMemObject(small);
+}
+
+/* ---- Events and threads ---------------------------------------------------------- */
+
+Test(cl, copies_wait_for_their_wait_list_and_signal_done) {
+  need_device();
+  ndx_layout c = contiguous(2, (int64_t[]){9, 11}), t, d = contiguous(2, (int64_t[]){11, 9});
+  cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
+  ndx_layout empty = contiguous(1, (int64_t[]){0});
+  uint8_t src[99], got[99], zero[99] = {0};
+  for (int i = 0; i < 99; i++) src[i] = (uint8_t)i;
+  cl_mem ms = buffer(99, src), md = buffer(99, zero);
+  for (int path = 0; path < 3; path++) { /* transpose, buffer, empty */
+    cl_int e;
+    cl_event gate = clCreateUserEvent(env.context, &e), done = NULL;
+    cr_assert_eq(e, CL_SUCCESS);
+    const ndx_layout *dl = path == 0 ? &d : path == 1 ? &c : &empty;
+    const ndx_layout *sl = path == 0 ? &t : path == 1 ? &c : &empty;
+    cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, dl, ms, sl, 8, 1, &gate, &done), NDX_OK, "%s",
+                 ndx_last_error());
+    cr_assert_not_null(done);
+    clFlush(env.queue);
+    cl_int status;
+    clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+    cr_assert_neq(status, CL_COMPLETE, "path %d ran before its wait list", path);
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    cr_assert_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+    clReleaseEvent(done);
+    clReleaseEvent(gate);
+    read_back(md, 99, got);
+    if (path == 0)
+      for (int i = 0; i < 11; i++)
+        for (int j = 0; j < 9; j++) cr_assert_eq(got[i * 9 + j], src[j * 11 + i]);
+    if (path == 1) cr_assert_eq(memcmp(got, src, 99), 0);
+  }
+  clReleaseMemObject(ms);
+  clReleaseMemObject(md);
+}
+
+typedef struct job {
+  ndx_cl_plan *plan;
+  cl_mem dst, src;
+  ndx_status status;
+} job;
+
+static void *run_job(void *arg) {
+  job *j = arg;
+  for (int i = 0; i < 50 && j->status == NDX_OK; i++)
+    j->status = ndx_cl_plan_enqueue(j->plan, env.queue, j->dst, j->src, 0, NULL, NULL);
+  return NULL;
+}
+
+Test(cl, one_ndx_cl_serves_several_threads) {
+  need_device();
+  enum { T = 4, N = 33 };
+  ndx_layout c = contiguous(2, (int64_t[]){N, N}), t;
+  cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
+  uint32_t src[N * N], got[N * N];
+  for (int i = 0; i < N * N; i++) src[i] = (uint32_t)i * 2654435761u;
+  cl_mem ms = buffer(sizeof src, src);
+  job jobs[T];
+  pthread_t th[T];
+  for (int k = 0; k < T; k++) {
+    jobs[k].dst = buffer(sizeof got, NULL);
+    jobs[k].src = ms;
+    jobs[k].status = ndx_cl_plan_create(&jobs[k].plan, env.cl, &c, k % 2 ? &t : &c, 32);
+    cr_assert_eq(jobs[k].status, NDX_OK);
+  }
+  for (int k = 0; k < T; k++) pthread_create(&th[k], NULL, run_job, &jobs[k]);
+  for (int k = 0; k < T; k++) pthread_join(th[k], NULL);
+  clFinish(env.queue);
+  for (int k = 0; k < T; k++) {
+    cr_assert_eq(jobs[k].status, NDX_OK, "%s", ndx_last_error());
+    read_back(jobs[k].dst, sizeof got, got);
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++)
+        cr_assert_eq(got[i * N + j], k % 2 ? src[j * N + i] : src[i * N + j]);
+    ndx_cl_plan_destroy(jobs[k].plan);
+    clReleaseMemObject(jobs[k].dst);
+  }
+  clReleaseMemObject(ms);
+}
+
+Test(cl, large_copies_split_across_many_work_items) {
+  need_device();
+  /* [301, 263] from a [263, 301] (transpose), from a padded slice (rows) and
+   * reversed with a stride (gather): tens of thousands of elements, so every
+   * kernel runs many work-items whose ranges start mid-row */
+  int64_t shape[2] = {301, 263};
+  ndx_layout d = contiguous(2, shape), c = contiguous(2, (int64_t[]){263, 301}), t;
+  cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
+  ndx_layout big = contiguous(2, (int64_t[]){302, 600}), rows, rev;
+  cr_assert_eq(ndx_slice(&rows, &big, (ndx_range[]){{1, 301, 1}, {7, 263, 1}}), NDX_OK);
+  cr_assert_eq(ndx_slice(&rev, &big, (ndx_range[]){{301, 301, -1}, {599, 263, -2}}), NDX_OK);
+  for (int w = 0; w < NWIDTHS; w++) {
+    bool whole = widths[w] >= 8;
+    check_copy(&d, &t, widths[w], 0, whole ? "transpose" : "gather");
+    check_copy(&d, &rows, widths[w], 0, whole ? "rows" : "gather");
+    check_copy(&d, &rev, widths[w], 0, "gather");
+    /* the transpose's destination, strided: a scatter */
+    ndx_layout scat = make(2, shape, (int64_t[]){263 * 3, 3}, 2);
+    check_copy(&scat, &t, widths[w], 0, "gather");
+  }
+}

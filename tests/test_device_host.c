@@ -1,1 +1,567 @@
+/* test_device_host.c: ndx_device.h compiled as host C, both index forms,
+ * checked against the oracle's definition of a position (offset + sum i*s)
+ * on millions of random indices: index to position, multi-index to
+ * position, the odometer, the destination-range count, bytes and bit
+ * shifts, loads and stores of every width, and the copy routines the kernels
+ * wrap, run here on host buffers and compared byte for byte with a reference
+ * copy that pre-fills the destination with a pattern. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndx/ndx_pack.h"
+#include "oracle.h"
+
+#define NDX_WIDE 0
+#include "ndx/ndx_device.h"
+#undef NDX_WIDE
+#define NDX_WIDE 1
+#include "ndx/ndx_device.h"
+
+#define PACK_WORDS (NDX_PACK_MAX_BYTES(NDX_PACK_MAX_OPS, NDX_MAX_RANK) / 8)
+
+static ndx_layout make(int rank, const int64_t *shape, const int64_t *strides, int64_t offset) {
+  ndx_layout l;
+  ndx_status s = ndx_make(&l, rank, shape, strides, offset);
+  cr_assert_eq(s, NDX_OK, "ndx_make: %s", ndx_last_error());
+  return l;
+}
+
+/* A layout of `shape` with random strides in [-max_stride, max_stride]. */
+static ndx_layout random_like(oracle_rng *r, int rank, const int64_t *shape, int64_t max_stride) {
+  int64_t strides[NDX_MAX_RANK], offset = oracle_between(r, 0, 5);
+  for (int a = 0; a < rank; a++) {
+    strides[a] = oracle_between(r, -max_stride, max_stride);
+    if (shape[a] > 1 && strides[a] < 0) offset += (shape[a] - 1) * -strides[a];
+  }
+  return make(rank, shape, strides, offset);
+}
+
+/* A random distinct layout of `shape`: a permuted C-order layout with gaps,
+ * some axes flipped. */
+static ndx_layout random_distinct(oracle_rng *r, int rank, const int64_t *shape) {
+  int32_t perm[NDX_MAX_RANK];
+  for (int a = 0; a < rank; a++) perm[a] = a;
+  for (int a = rank - 1; a > 0; a--) {
+    int b = (int)oracle_between(r, 0, a);
+    int32_t t = perm[a];
+    perm[a] = perm[b];
+    perm[b] = t;
+  }
+  int64_t strides[NDX_MAX_RANK], offset = oracle_between(r, 0, 9), s = oracle_between(r, 1, 2);
+  for (int x = rank - 1; x >= 0; x--) {
+    int a = perm[x];
+    strides[a] = oracle_between(r, 0, 3) == 0 ? -s : s;
+    if (strides[a] < 0 && shape[a] > 1) offset += (shape[a] - 1) * s;
+    s *= shape[a] > 0 ? shape[a] + oracle_between(r, 0, 1) : 1;
+  }
+  return make(rank, shape, strides, offset);
+}
+
+static void random_shape(oracle_rng *r, int rank, int64_t max_extent, int64_t *shape) {
+  for (int a = 0; a < rank; a++) shape[a] = oracle_between(r, 1, max_extent);
+}
+
+/* ---- Index to position ----------------------------------------------------- */
+
+/* Both forms of one question, so every check runs on the 32- and 64-bit code. */
+static int64_t position(const ndx_pack_head *h, int k, int64_t i) {
+  return h->wide ? ndx_position_w64(h, k, i) : ndx_position_w32(h, k, (int32_t)i);
+}
+
+Test(device_host, index_to_position_matches_the_definition) {
+  oracle_rng r = {1};
+  long checked = 0;
+  for (int iter = 0; iter < 4000; iter++) {
+    int rank = (int)oracle_between(&r, 0, 8), n = (int)oracle_between(&r, 1, 3);
+    int64_t shape[NDX_MAX_RANK];
+    random_shape(&r, rank, 6, shape);
+    ndx_layout ls[3];
+    for (int k = 0; k < n; k++) ls[k] = random_like(&r, rank, shape, 50);
+    uint64_t buf[PACK_WORDS];
+    size_t used;
+    cr_assert_eq(ndx_pack(buf, sizeof buf, &used, n, ls, 8), NDX_OK, "%s", ndx_last_error());
+    const ndx_pack_head *h = (const ndx_pack_head *)buf;
+    int64_t numel = oracle_numel(&ls[0]), index[NDX_MAX_RANK];
+    for (int form = 0; form < 2; form++) {
+      for (int t = 0; t < 200; t++) {
+        int64_t i = oracle_between(&r, 0, numel - 1);
+        oracle_unravel(rank, shape, i, index);
+        for (int k = 0; k < n; k++) {
+          cr_assert_eq(position(h, k, i), oracle_position(&ls[k], index),
+                       "form %d, operand %d, index %lld", form, k, (long long)i);
+          checked++;
+        }
+      }
+      cr_assert_eq(ndx_pack_widen(buf, sizeof buf, &used), NDX_OK);
+    }
+  }
+  cr_assert_gt(checked, 2000000);
+}
+
+Test(device_host, big_positions_in_the_wide_form) {
+  /* positions near 2^53 and extents past 2^31: only the 64-bit form holds them */
+  int64_t shape[3] = {3, (INT64_C(1) << 31) + 5, 2};
+  int64_t strides[3] = {INT64_C(1) << 50, -1, (INT64_C(1) << 40) + 3};
+  ndx_layout d = make(3, shape, strides, (INT64_C(1) << 31) + 4);
+  ndx_layout s = make(3, shape, (int64_t[]){0, 7, 1}, 0);
+  ndx_layout ls[2] = {d, s};
+  uint64_t buf[PACK_WORDS];
+  size_t used;
+  cr_assert_eq(ndx_pack(buf, sizeof buf, &used, 2, ls, 8), NDX_OK, "%s", ndx_last_error());
+  const ndx_pack_head *h = (const ndx_pack_head *)buf;
+  cr_assert_eq(h->wide, 1u);
+  oracle_rng r = {5};
+  int64_t index[3];
+  for (int t = 0; t < 100000; t++) {
+    int64_t i = oracle_between(&r, 0, oracle_numel(&d) - 1);
+    oracle_unravel(3, shape, i, index);
+    cr_assert_eq(ndx_position_w64(h, 0, i), oracle_position(&d, index));
+    cr_assert_eq(ndx_position_w64(h, 1, i), oracle_position(&s, index));
+  }
+}
+
+Test(device_host, multi_index_and_unravel) {
+  oracle_rng r = {2};
+  for (int iter = 0; iter < 3000; iter++) {
+    int rank = (int)oracle_between(&r, 1, 8);
+    int64_t shape[NDX_MAX_RANK];
+    random_shape(&r, rank, 5, shape);
+    ndx_layout ls[2] = {random_like(&r, rank, shape, 30), random_like(&r, rank, shape, 30)};
+    uint64_t buf[PACK_WORDS];
+    size_t used;
+    cr_assert_eq(ndx_pack(buf, sizeof buf, &used, 2, ls, 16), NDX_OK);
+    const ndx_pack_head *h = (const ndx_pack_head *)buf;
+    int64_t numel = oracle_numel(&ls[0]);
+    for (int t = 0; t < 100; t++) {
+      int64_t i = oracle_between(&r, 0, numel - 1);
+      int32_t ix32[NDX_PACK_MAX_RANK];
+      int64_t ix64[NDX_PACK_MAX_RANK];
+      ndx_unravel_w32(h, (int32_t)i, ix32);
+      for (int k = 0; k < 2; k++)
+        cr_assert_eq(ndx_index_position_w32(h, k, ix32), ndx_position_w32(h, k, (int32_t)i));
+      /* the multi-index reads back as i in C order */
+      int64_t back = 0;
+      for (int a = 0; a < (int)h->rank; a++) back = back * ndx_extent_w32(h, a) + ix32[a];
+      cr_assert_eq(back, i);
+      (void)ix64;
+    }
+    cr_assert_eq(ndx_pack_widen(buf, sizeof buf, &used), NDX_OK);
+    for (int t = 0; t < 100; t++) {
+      int64_t i = oracle_between(&r, 0, numel - 1), ix[NDX_PACK_MAX_RANK];
+      ndx_unravel_w64(h, i, ix);
+      for (int k = 0; k < 2; k++)
+        cr_assert_eq(ndx_index_position_w64(h, k, ix), ndx_position_w64(h, k, i));
+    }
+  }
+}
+
+Test(device_host, odometer_steps_through_c_order) {
+  oracle_rng r = {3};
+  for (int iter = 0; iter < 3000; iter++) {
+    int rank = (int)oracle_between(&r, 0, 8);
+    int64_t shape[NDX_MAX_RANK];
+    random_shape(&r, rank, 4, shape);
+    ndx_layout ls[2] = {random_like(&r, rank, shape, 9), random_like(&r, rank, shape, 9)};
+    uint64_t buf[PACK_WORDS];
+    size_t used;
+    cr_assert_eq(ndx_pack(buf, sizeof buf, &used, 2, ls, 8), NDX_OK);
+    const ndx_pack_head *h = (const ndx_pack_head *)buf;
+    int64_t numel = oracle_numel(&ls[0]), index[NDX_MAX_RANK];
+    int64_t i0 = oracle_between(&r, 0, numel - 1);
+    ndx_odo_w32 o32;
+    ndx_odo_w64 o64;
+    ndx_odo_start_w32(h, &o32, (int32_t)i0);
+    for (int64_t i = i0; i < numel; i++) {
+      oracle_unravel(rank, shape, i, index);
+      cr_assert_eq(o32.pos[0], oracle_position(&ls[0], index));
+      cr_assert_eq(o32.pos[1], oracle_position(&ls[1], index));
+      cr_assert_eq(ndx_odo_next_w32(h, &o32), i + 1 < numel, "wraps exactly at the end");
+    }
+    /* after the wrap the odometer is back at index 0 */
+    cr_assert_eq(o32.pos[0], ls[0].offset);
+    cr_assert_eq(ndx_pack_widen(buf, sizeof buf, &used), NDX_OK);
+    ndx_odo_start_w64(h, &o64, i0);
+    for (int64_t i = i0; i < numel; i++) {
+      oracle_unravel(rank, shape, i, index);
+      cr_assert_eq(o64.pos[0], oracle_position(&ls[0], index));
+      cr_assert_eq(o64.pos[1], oracle_position(&ls[1], index));
+      cr_assert_eq(ndx_odo_next_w64(h, &o64), i + 1 < numel);
+    }
+  }
+}
+
+Test(device_host, count_below_finds_the_index_range_of_positions) {
+  oracle_rng r = {4};
+  for (int iter = 0; iter < 3000; iter++) {
+    int rank = (int)oracle_between(&r, 0, 6);
+    int64_t shape[NDX_MAX_RANK];
+    random_shape(&r, rank, 4, shape);
+    ndx_layout d = random_distinct(&r, rank, shape), s = random_like(&r, rank, shape, 5);
+    uint64_t buf[PACK_WORDS];
+    size_t used;
+    cr_assert_eq(ndx_pack_copy(buf, sizeof buf, &used, &d, &s, 1), NDX_OK);
+    const ndx_pack_head *h = (const ndx_pack_head *)buf;
+    int64_t numel = oracle_numel(&d), lo, hi;
+    int64_t *pos = malloc(sizeof(int64_t) * (size_t)numel);
+    oracle_positions(&d, pos);
+    ndx_span(&d, &lo, &hi);
+    for (int form = 0; form < 2; form++) {
+      for (int64_t P = lo - 2; P <= hi + 2; P += 1 + (hi - lo) / 40) {
+        int64_t want = 0;
+        for (int64_t k = 0; k < numel; k++) want += pos[k] < P;
+        int64_t got = h->wide ? ndx_count_below_w64(h, P) : ndx_count_below_w32(h, P);
+        cr_assert_eq(got, want, "P = %lld", (long long)P);
+      }
+      cr_assert_eq(ndx_pack_widen(buf, sizeof buf, &used), NDX_OK);
+    }
+    free(pos);
+  }
+}
+
+/* ---- Bits, loads and stores ---------------------------------------------------- */
+
+Test(device_host, byte_and_bit_of_a_position) {
+  oracle_rng r = {6};
+  for (int t = 0; t < 1000000; t++) {
+    int bits = 1 << oracle_between(&r, 0, 7);
+    int64_t p = oracle_between(&r, 0, NDX_MAX_NUMEL);
+    cr_assert_eq(ndx_byte_of(p, bits), p * bits / 8);
+    cr_assert_eq(ndx_shift_of(p, bits), (int)(p * bits % 8));
+  }
+  /* REFERENCE section 1: 4-bit element 2k is the low nibble of byte k */
+  cr_assert_eq(ndx_byte_of(6, 4), 3);
+  cr_assert_eq(ndx_shift_of(6, 4), 0);
+  cr_assert_eq(ndx_shift_of(7, 4), 4);
+  cr_assert_eq(ndx_shift_of(13, 1), 5);
+}
+
+static int ref_bit(const uint8_t *b, int64_t i) {
+  return (b[i / 8] >> (i % 8)) & 1;
+}
+static void ref_set_bit(uint8_t *b, int64_t i, int v) {
+  b[i / 8] = (uint8_t)((b[i / 8] & ~(1u << (i % 8))) | ((unsigned)v << (i % 8)));
+}
+
+Test(device_host, sub_byte_loads_and_stores_touch_only_their_bits) {
+  oracle_rng r = {8};
+  uint8_t buf[64], ref[64];
+  for (int i = 0; i < 64; i++) buf[i] = ref[i] = (uint8_t)oracle_next(&r);
+  for (int t = 0; t < 1000000; t++) {
+    int bits = 1 << oracle_between(&r, 0, 2);
+    int64_t p = oracle_between(&r, 0, 64 * 8 / bits - 1);
+    uint32_t want = 0;
+    for (int b = 0; b < bits; b++) want |= (uint32_t)ref_bit(ref, p * bits + b) << b;
+    cr_assert_eq(ndx_load_bits(buf, p, bits), want);
+    uint32_t v = (uint32_t)oracle_next(&r); /* high bits must be ignored */
+    ndx_store_bits(buf, p, bits, v);
+    for (int b = 0; b < bits; b++) ref_set_bit(ref, p * bits + b, (int)((v >> b) & 1));
+    if (t % 1000 == 0) cr_assert_eq(memcmp(buf, ref, sizeof buf), 0, "store %d", t);
+  }
+  cr_assert_eq(memcmp(buf, ref, sizeof buf), 0);
+}
+
+Test(device_host, whole_byte_loads_and_stores) {
+  _Alignas(16) uint8_t buf[256], ref[256];
+  oracle_rng r = {9};
+  for (int i = 0; i < 256; i++) buf[i] = ref[i] = (uint8_t)oracle_next(&r);
+  for (int t = 0; t < 100000; t++) {
+    int bytes = 1 << oracle_between(&r, 0, 4);
+    int64_t p = oracle_between(&r, 0, 256 / bytes - 1);
+    uint8_t v[16];
+    for (int b = 0; b < 16; b++) v[b] = (uint8_t)oracle_next(&r);
+    switch (bytes) {
+    case 1:
+      cr_assert_eq(ndx_load8(buf, p), ref[p]);
+      ndx_store8(buf, p, v[0]);
+      break;
+    case 2: {
+      uint16_t x, y;
+      memcpy(&x, ref + 2 * p, 2);
+      cr_assert_eq(ndx_load16(buf, p), x);
+      memcpy(&y, v, 2);
+      ndx_store16(buf, p, y);
+      break;
+    }
+    case 4: {
+      uint32_t x, y;
+      memcpy(&x, ref + 4 * p, 4);
+      cr_assert_eq(ndx_load32(buf, p), x);
+      memcpy(&y, v, 4);
+      ndx_store32(buf, p, y);
+      break;
+    }
+    case 8: {
+      uint64_t x, y;
+      memcpy(&x, ref + 8 * p, 8);
+      cr_assert_eq(ndx_load64(buf, p), x);
+      memcpy(&y, v, 8);
+      ndx_store64(buf, p, y);
+      break;
+    }
+    default: {
+      ndx_u128 x = ndx_load128(buf, p), y;
+      uint64_t lo, hi;
+      memcpy(&lo, ref + 16 * p, 8);
+      memcpy(&hi, ref + 16 * p + 8, 8);
+      cr_assert_eq(x.x, lo, "field x is the low half");
+      cr_assert_eq(x.y, hi);
+      memcpy(&y.x, v, 8);
+      memcpy(&y.y, v + 8, 8);
+      ndx_store128(buf, p, y);
+      break;
+    }
+    }
+    memcpy(ref + bytes * p, v, (size_t)bytes);
+    cr_assert_eq(memcmp(buf, ref, sizeof buf), 0);
+  }
+}
+
+/* ---- The copy routines, on host buffers ----------------------------------------- */
+
+/* Copies element i of `s` to element i of `d` by the definition, bit by bit
+ * for sub-byte widths. */
+static void ref_copy(uint8_t *dst, const ndx_layout *d, const uint8_t *src, const ndx_layout *s,
+                     int bits) {
+  int64_t n = oracle_numel(d), index[NDX_MAX_RANK];
+  for (int64_t i = 0; i < n; i++) {
+    oracle_unravel(d->rank, d->shape, i, index);
+    int64_t pd = oracle_position(d, index), ps = oracle_position(s, index);
+    if (bits >= 8) {
+      memcpy(dst + pd * (bits / 8), src + ps * (bits / 8), (size_t)(bits / 8));
+    } else {
+      for (int b = 0; b < bits; b++) ref_set_bit(dst, pd * bits + b, ref_bit(src, ps * bits + b));
+    }
+  }
+}
+
+/* Bytes a buffer for `l` needs, plus `margin` (destinations get one, to
+ * check that it stays untouched; sources none, so that AddressSanitizer sees
+ * any read past the span). */
+static size_t span_bytes(const ndx_layout *l, int bits, size_t margin) {
+  int64_t lo, hi;
+  ndx_span(l, &lo, &hi);
+  return (size_t)((hi * bits + 7) / 8) + margin;
+}
+
+/* Runs one routine over all its work-items with a random chunk. */
+enum routine { RANGE, RANGE_UNIT, TILE, BYTES };
+
+static void run_routine(enum routine rt, const ndx_pack_head *h, uint8_t *dst, const uint8_t *src,
+                        int bits, int64_t chunk) {
+  int64_t items;
+  if (rt == TILE) {
+    items = h->wide ? ndx_tile_count_w64(h) : ndx_tile_count_w32(h);
+  } else if (rt == BYTES) {
+    int64_t first, end;
+    if (h->wide)
+      ndx_bytes_span_w64(h, bits, &first, &end);
+    else
+      ndx_bytes_span_w32(h, bits, &first, &end);
+    items = (end - first + chunk - 1) / chunk;
+  } else {
+    items = (h->numel + chunk - 1) / chunk;
+  }
+  /* a few items past the end, as a rounded-up grid has */
+  for (int64_t it = 0; it < items + 3; it++) {
+    switch (rt) {
+    case RANGE:
+    case RANGE_UNIT:
+      if (h->wide)
+        ndx_copy_range_item_w64(h, dst, src, bits, it, chunk, rt == RANGE_UNIT);
+      else
+        ndx_copy_range_item_w32(h, dst, src, bits, it, chunk, rt == RANGE_UNIT);
+      break;
+    case TILE:
+      if (h->wide)
+        ndx_copy_tile_item_w64(h, dst, src, bits, it);
+      else
+        ndx_copy_tile_item_w32(h, dst, src, bits, it);
+      break;
+    case BYTES:
+      if (h->wide)
+        ndx_copy_bytes_item_w64(h, dst, src, bits, it, chunk);
+      else
+        ndx_copy_bytes_item_w32(h, dst, src, bits, it, chunk);
+      break;
+    }
+  }
+}
+
+/* Checks `rt` on the pair (d, s) against the reference, in both forms. */
+static void check_routine(oracle_rng *r, enum routine rt, const ndx_layout *d, const ndx_layout *s,
+                          int bits) {
+  uint64_t buf[PACK_WORDS];
+  size_t used;
+  cr_assert_eq(ndx_pack_copy(buf, sizeof buf, &used, d, s, bits), NDX_OK, "%s", ndx_last_error());
+  ndx_pack_head *h = (ndx_pack_head *)buf;
+  if (h->numel == 0) return;
+  if (rt == TILE) {
+    if (h->rank < 2) return;
+    /* any pair of axes last works; move a random one second-to-last */
+    int32_t perm[NDX_PACK_MAX_RANK];
+    int rank = (int)h->rank, t = (int)oracle_between(r, 0, rank - 2), k = 0;
+    for (int a = 0; a < rank - 1; a++)
+      if (a != t) perm[k++] = a;
+    perm[k++] = t;
+    perm[k++] = rank - 1;
+    cr_assert_eq(ndx_pack_permute(buf, perm), NDX_OK);
+  }
+  if (rt == RANGE_UNIT) {
+    int in = (int)h->rank - 1;
+    int64_t sd = h->wide ? ndx_stride_w64(h, 0, in) : ndx_stride_w32(h, 0, in);
+    int64_t ss = h->wide ? ndx_stride_w64(h, 1, in) : ndx_stride_w32(h, 1, in);
+    if (sd != 1 || ss != 1) return;
+  }
+  size_t nd = span_bytes(d, bits, 16), ns = span_bytes(s, bits, 0);
+  uint8_t *src = malloc(ns), *want = malloc(nd), *got = malloc(nd);
+  for (size_t i = 0; i < ns; i++) src[i] = (uint8_t)oracle_next(r);
+  for (size_t i = 0; i < nd; i++) want[i] = (uint8_t)(0x5a ^ i * 7);
+  ref_copy(want, d, src, s, bits);
+  for (int form = 0; form < 2; form++) {
+    int64_t chunk = oracle_between(r, 1, 40);
+    for (size_t i = 0; i < nd; i++) got[i] = (uint8_t)(0x5a ^ i * 7);
+    run_routine(rt, h, got, src, bits, chunk);
+    for (size_t i = 0; i < nd; i++)
+      cr_assert_eq(got[i], want[i], "routine %d, form %d, %d bits, chunk %lld: byte %zu", rt, form,
+                   bits, (long long)chunk, i);
+    cr_assert_eq(ndx_pack_widen(buf, sizeof buf, &used), NDX_OK);
+  }
+  free(src);
+  free(want);
+  free(got);
+}
+
+Test(device_host, copy_routines_match_the_reference) {
+  oracle_rng r = {10};
+  for (int iter = 0; iter < 1500; iter++) {
+    int rank = (int)oracle_between(&r, 0, 5);
+    int64_t shape[NDX_MAX_RANK];
+    for (int a = 0; a < rank; a++) shape[a] = oracle_between(&r, iter % 40 ? 1 : 0, 7);
+    ndx_layout d = random_distinct(&r, rank, shape);
+    ndx_layout s = iter % 2 ? random_like(&r, rank, shape, 8) : random_distinct(&r, rank, shape);
+    for (int w = 0; w < 8; w++) {
+      int bits = 1 << w;
+      if (bits < 8) {
+        check_routine(&r, BYTES, &d, &s, bits);
+      } else {
+        check_routine(&r, RANGE, &d, &s, bits);
+        check_routine(&r, RANGE_UNIT, &d, &s, bits);
+        check_routine(&r, TILE, &d, &s, bits);
+      }
+    }
+  }
+}
+
+Test(device_host, copy_routines_on_unit_rows_and_full_tiles) {
+  /* shapes where rows are long and tiles are whole (and not) */
+  oracle_rng r = {11};
+  int64_t shapes[][3] = {{3, 5, 64}, {2, 16, 24}, {1, 17, 9}, {4, 8, 8}};
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    ndx_layout d, s, c;
+    cr_assert_eq(ndx_contiguous(&d, 3, shapes[i]), NDX_OK);
+    int64_t ts[3] = {shapes[i][0], shapes[i][2], shapes[i][1]};
+    cr_assert_eq(ndx_contiguous(&c, 3, ts), NDX_OK);
+    cr_assert_eq(ndx_transpose(&s, &c, 1, 2), NDX_OK);
+    int64_t pad[3] = {shapes[i][1] * (shapes[i][2] + 3), shapes[i][2] + 3, 1};
+    ndx_layout padded = make(3, shapes[i], pad, 2);
+    for (int w = 3; w < 8; w++) {
+      check_routine(&r, TILE, &d, &s, 1 << w);
+      check_routine(&r, RANGE, &d, &s, 1 << w);
+      check_routine(&r, RANGE_UNIT, &padded, &d, 1 << w);
+      check_routine(&r, RANGE, &padded, &d, 1 << w);
+    }
+    for (int w = 0; w < 3; w++) {
+      check_routine(&r, BYTES, &d, &s, 1 << w);
+      check_routine(&r, BYTES, &padded, &s, 1 << w);
+    }
+  }
+}
+
+/* Runs work-item `it` of routine `rt` alone. */
+static void run_item(enum routine rt, const ndx_pack_head *h, uint8_t *dst, const uint8_t *src,
+                     int bits, int64_t it, int64_t chunk) {
+  switch (rt) {
+  case RANGE:
+  case RANGE_UNIT:
+    if (h->wide)
+      ndx_copy_range_item_w64(h, dst, src, bits, it, chunk, rt == RANGE_UNIT);
+    else
+      ndx_copy_range_item_w32(h, dst, src, bits, it, chunk, rt == RANGE_UNIT);
+    break;
+  case TILE:
+    if (h->wide)
+      ndx_copy_tile_item_w64(h, dst, src, bits, it);
+    else
+      ndx_copy_tile_item_w32(h, dst, src, bits, it);
+    break;
+  case BYTES:
+    if (h->wide)
+      ndx_copy_bytes_item_w64(h, dst, src, bits, it, chunk);
+    else
+      ndx_copy_bytes_item_w32(h, dst, src, bits, it, chunk);
+    break;
+  }
+}
+
+/* Work-items run at once on a device, so no byte may be written by two of
+ * them (a sequential run cannot show such a race): each item runs alone into
+ * an all-0 and an all-1 buffer, and a byte it leaves at 0x00 and 0xff
+ * respectively is one it did not write. A sub-byte item must write only its
+ * own bytes [first + it*chunk, first + (it+1)*chunk). */
+Test(device_host, no_byte_is_written_by_two_work_items) {
+  oracle_rng r = {12};
+  for (int iter = 0; iter < 600; iter++) {
+    int rank = (int)oracle_between(&r, 1, 5);
+    int64_t shape[NDX_MAX_RANK];
+    random_shape(&r, rank, 7, shape);
+    ndx_layout d = random_distinct(&r, rank, shape), s = random_like(&r, rank, shape, 6);
+    int bits = 1 << oracle_between(&r, 0, 7);
+    enum routine rt = bits < 8 ? BYTES : (enum routine)oracle_between(&r, 0, 2);
+    uint64_t buf[PACK_WORDS];
+    size_t used;
+    cr_assert_eq(ndx_pack_copy(buf, sizeof buf, &used, &d, &s, bits), NDX_OK);
+    ndx_pack_head *h = (ndx_pack_head *)buf;
+    if (rt == TILE && h->rank < 2) rt = RANGE;
+    int in = (int)h->rank - 1; /* RANGE_UNIT promises unit innermost strides */
+    if (rt == RANGE_UNIT && (ndx_stride_w32(h, 0, in) != 1 || ndx_stride_w32(h, 1, in) != 1))
+      rt = RANGE;
+    if (iter % 2) cr_assert_eq(ndx_pack_widen(buf, sizeof buf, &used), NDX_OK);
+    int64_t chunk = oracle_between(&r, 1, 9), items, first = 0, end = 0;
+    if (rt == TILE) {
+      items = h->wide ? ndx_tile_count_w64(h) : ndx_tile_count_w32(h);
+    } else if (rt == BYTES) {
+      if (h->wide)
+        ndx_bytes_span_w64(h, bits, &first, &end);
+      else
+        ndx_bytes_span_w32(h, bits, &first, &end);
+      items = (end - first + chunk - 1) / chunk;
+    } else {
+      items = (h->numel + chunk - 1) / chunk;
+    }
+    size_t nd = span_bytes(&d, bits, 0), ns = span_bytes(&s, bits, 0);
+    uint8_t *src = malloc(ns), *zeros = malloc(nd), *ones = malloc(nd);
+    int64_t *owner = calloc(nd, sizeof *owner);
+    for (size_t i = 0; i < ns; i++) src[i] = (uint8_t)oracle_next(&r);
+    for (int64_t it = 0; it < items; it++) {
+      memset(zeros, 0, nd);
+      memset(ones, 0xff, nd);
+      run_item(rt, h, zeros, src, bits, it, chunk);
+      run_item(rt, h, ones, src, bits, it, chunk);
+      for (size_t b = 0; b < nd; b++) {
+        if (zeros[b] == 0 && ones[b] == 0xff) continue;
+        cr_assert_eq(owner[b], 0, "routine %d, %d bits: byte %zu written by items %lld and %lld",
+                     rt, bits, b, (long long)owner[b] - 1, (long long)it);
+        owner[b] = it + 1;
+        if (rt == BYTES) {
+          cr_assert_geq((int64_t)b, first + it * chunk);
+          cr_assert_lt((int64_t)b, first + (it + 1) * chunk);
+        }
+      }
+    }
+    free(src);
+    free(zeros);
+    free(ones);
+    free(owner);
+  }
+}

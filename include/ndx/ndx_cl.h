@@ -44,25 +44,37 @@ void ndx_cl_destroy(ndx_cl *cl);
  * Returns NDX_OK; NDX_EINVAL for NULL arguments, shapes that differ, a
  * destination that is not distinct (ndx_is_distinct), or a width not in
  * {1,2,4,8,16,32,64,128}; NDX_EUNSUPPORTED when the packed arguments pass the
- * device's limits; NDX_ENOMEM; NDX_EDEVICE. O(rank log rank) host work and one
- * small device buffer. */
+ * device's limits; NDX_ENOMEM; NDX_EDEVICE. O(rank^2) host work (rank <= 32),
+ * one small allocation and one small device buffer (none for the empty and
+ * buffer paths). */
 ndx_status ndx_cl_plan_create(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *dst_l,
                               const ndx_layout *src_l, int bits);
 
 /* Enqueues the planned copy from `src` to `dst` on `queue` after the `nwait`
  * events in `wait`; `*done` (if `done` is not NULL) gets an event that
- * completes with the copy (an empty copy enqueues a marker). Returns NDX_OK;
- * NDX_EINVAL for NULL buffers or a queue of another context; NDX_ERANGE when a
- * layout's span (in bits, rounded up to bytes) passes its buffer's CL_MEM_SIZE;
- * NDX_EDEVICE. O(1) host work. */
+ * completes with the copy (an empty copy enqueues a marker when `done` or a
+ * wait list is given, and nothing otherwise). The source and destination
+ * bytes must not overlap. Returns NDX_OK; NDX_EINVAL for a NULL plan, queue or
+ * buffer, `nwait` and `wait` that disagree (one zero or NULL, the other not),
+ * a queue or buffer of another context (or a queue of another device) than
+ * the plan's ndx_cl, or `dst == src` with layouts whose byte spans overlap;
+ * NDX_ERANGE when a layout's span (in bits, rounded up to bytes) passes its
+ * buffer's CL_MEM_SIZE; NDX_EDEVICE. On failure nothing is enqueued. The
+ * plan may be enqueued from several threads at once. O(1) host work. */
 ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, cl_mem dst,
                                cl_mem src, cl_uint nwait, const cl_event *wait, cl_event *done);
 
-/* Which kernel a plan uses, for tests and benchmarks: "empty", "buffer"
- * (clEnqueueCopyBuffer), "rows", "transpose" or "gather". */
+/* Which kernel a plan uses, for tests and benchmarks: "empty" (no element:
+ * nothing, or a marker), "buffer" (one contiguous whole-byte run on both
+ * sides: clEnqueueCopyBuffer), "rows" (innermost stride 1 on both sides,
+ * 8 bits or more), "transpose" (8x8 tiles: the destination runs along one
+ * axis, the source along another; 8 bits or more) or "gather" (anything
+ * else, and every other sub-byte copy: each work-item then writes whole
+ * destination bytes of its own). */
 const char *ndx_cl_plan_path(const ndx_cl_plan *plan);
 
-/* Releases a plan; NULL is allowed. Copies already enqueued complete. */
+/* Releases a plan; NULL is allowed. Copies already enqueued complete. A plan
+ * refers to its ndx_cl: destroy every plan before the ndx_cl. */
 void ndx_cl_plan_destroy(ndx_cl_plan *plan);
 
 /* One copy: ndx_cl_plan_create, ndx_cl_plan_enqueue and ndx_cl_plan_destroy

@@ -1,1 +1,532 @@
-/* cl.c */
+/* cl.c: the OpenCL runtime of ndx_cl.h: program cache, plans and enqueue.
+ *
+ * ndx_cl_create builds the embedded copy program twice, once per index form
+ * (-DNDX_WIDE=0 and 1), and keeps every kernel object. A plan packs the pair
+ * once (ndx_pack_copy), reads the normalized pack back to pick its path, and
+ * uploads the pack into a small read-only buffer passed as a __constant
+ * argument. Enqueueing sets the shared kernel's arguments and enqueues under
+ * the ndx_cl's mutex, so that threads never interleave the two. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl_internal.h"
+#include "ndx/ndx_pack.h"
+#include "host/ndx_internal.h"
+
+#define NDX_WIDE 0
+#include "ndx/ndx_device.h"
+#undef NDX_WIDE
+#define NDX_WIDE 1
+#include "ndx/ndx_device.h"
+
+/* ---- Kernel table -------------------------------------------------------- */
+
+enum kind { K_ROWS, K_GATHER, K_TRANSPOSE, K_BYTES, K_KINDS };
+static const char *const kind_name[K_KINDS] = {"rows", "gather", "transpose", "bytes"};
+
+enum path { P_EMPTY, P_BUFFER, P_ROWS, P_TRANSPOSE, P_GATHER };
+static const char *const path_name[] = {"empty", "buffer", "rows", "transpose", "gather"};
+
+#define NWIDTHS 8 /* log2 of 1 .. 128 */
+
+/* Work per work-item: bytes a rows item copies, elements a gather item
+ * copies, destination elements a sub-byte item aims at. Issue 4 tunes them. */
+#define ROWS_BYTES 8192
+#define GATHER_ELEMS 512
+#define BYTES_ELEMS 2048
+#define LOCAL_SIZE 64
+
+struct ndx_cl {
+  cl_context context;
+  cl_device_id device;
+  cl_program program[2];
+  cl_kernel kernel[2][K_KINDS][NWIDTHS]; /* NULL where a kind lacks a width */
+  size_t local[2][K_KINDS][NWIDTHS];
+  cl_ulong max_constant;
+  pthread_mutex_t lock;
+};
+
+struct ndx_cl_plan {
+  ndx_cl *cl;
+  enum path path;
+  int wide;
+  cl_kernel kernel;
+  cl_mem pack;
+  size_t items, global, local;
+  cl_long chunk;
+  size_t dst_off, src_off, bytes; /* the buffer path */
+  cl_ulong dst_lo, dst_end;       /* bytes each layout's span touches */
+  cl_ulong src_lo, src_end;
+};
+
+static int log2_bits(int bits) {
+  int l = 0;
+  while ((1 << l) < bits) l++;
+  return l;
+}
+
+static bool valid_bits(int bits) {
+  return bits >= 1 && bits <= 128 && (bits & (bits - 1)) == 0;
+}
+
+static const char *cl_error_name(cl_int e) {
+  switch (e) {
+  case CL_DEVICE_NOT_FOUND:
+    return "CL_DEVICE_NOT_FOUND";
+  case CL_DEVICE_NOT_AVAILABLE:
+    return "CL_DEVICE_NOT_AVAILABLE";
+  case CL_COMPILER_NOT_AVAILABLE:
+    return "CL_COMPILER_NOT_AVAILABLE";
+  case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+  case CL_OUT_OF_RESOURCES:
+    return "CL_OUT_OF_RESOURCES";
+  case CL_OUT_OF_HOST_MEMORY:
+    return "CL_OUT_OF_HOST_MEMORY";
+  case CL_MEM_COPY_OVERLAP:
+    return "CL_MEM_COPY_OVERLAP";
+  case CL_BUILD_PROGRAM_FAILURE:
+    return "CL_BUILD_PROGRAM_FAILURE";
+  case CL_MISALIGNED_SUB_BUFFER_OFFSET:
+    return "CL_MISALIGNED_SUB_BUFFER_OFFSET";
+  case CL_INVALID_VALUE:
+    return "CL_INVALID_VALUE";
+  case CL_INVALID_DEVICE:
+    return "CL_INVALID_DEVICE";
+  case CL_INVALID_CONTEXT:
+    return "CL_INVALID_CONTEXT";
+  case CL_INVALID_COMMAND_QUEUE:
+    return "CL_INVALID_COMMAND_QUEUE";
+  case CL_INVALID_MEM_OBJECT:
+    return "CL_INVALID_MEM_OBJECT";
+  case CL_INVALID_BUILD_OPTIONS:
+    return "CL_INVALID_BUILD_OPTIONS";
+  case CL_INVALID_PROGRAM:
+    return "CL_INVALID_PROGRAM";
+  case CL_INVALID_PROGRAM_EXECUTABLE:
+    return "CL_INVALID_PROGRAM_EXECUTABLE";
+  case CL_INVALID_KERNEL_NAME:
+    return "CL_INVALID_KERNEL_NAME";
+  case CL_INVALID_KERNEL:
+    return "CL_INVALID_KERNEL";
+  case CL_INVALID_ARG_INDEX:
+    return "CL_INVALID_ARG_INDEX";
+  case CL_INVALID_ARG_VALUE:
+    return "CL_INVALID_ARG_VALUE";
+  case CL_INVALID_ARG_SIZE:
+    return "CL_INVALID_ARG_SIZE";
+  case CL_INVALID_KERNEL_ARGS:
+    return "CL_INVALID_KERNEL_ARGS";
+  case CL_INVALID_WORK_GROUP_SIZE:
+    return "CL_INVALID_WORK_GROUP_SIZE";
+  case CL_INVALID_WORK_ITEM_SIZE:
+    return "CL_INVALID_WORK_ITEM_SIZE";
+  case CL_INVALID_GLOBAL_OFFSET:
+    return "CL_INVALID_GLOBAL_OFFSET";
+  case CL_INVALID_EVENT_WAIT_LIST:
+    return "CL_INVALID_EVENT_WAIT_LIST";
+  case CL_INVALID_EVENT:
+    return "CL_INVALID_EVENT";
+  case CL_INVALID_BUFFER_SIZE:
+    return "CL_INVALID_BUFFER_SIZE";
+  case CL_INVALID_GLOBAL_WORK_SIZE:
+    return "CL_INVALID_GLOBAL_WORK_SIZE";
+  default:
+    return "an OpenCL error";
+  }
+}
+
+static ndx_status cl_fail(const char *fn, const char *call, cl_int e) {
+  return ndx_fail(NDX_EDEVICE, "%s: %s failed: %d (%s)", fn, call, (int)e, cl_error_name(e));
+}
+
+/* ---- Programs -------------------------------------------------------------- */
+
+const char *ndx_cl_build_options(int wide) {
+  return wide ? "-cl-std=CL1.2 -DNDX_WIDE=1" : "-cl-std=CL1.2 -DNDX_WIDE=0";
+}
+
+static ndx_status build_program(ndx_cl *cl, int wide) {
+  const char *src = ndx_cl_copy_source;
+  size_t len = ndx_cl_copy_source_size;
+  cl_int e;
+  cl_program p = clCreateProgramWithSource(cl->context, 1, &src, &len, &e);
+  if (e != CL_SUCCESS) return cl_fail("ndx_cl_create", "clCreateProgramWithSource", e);
+  e = clBuildProgram(p, 1, &cl->device, ndx_cl_build_options(wide), NULL, NULL);
+  if (e != CL_SUCCESS) {
+    size_t n = 0;
+    char *log = NULL;
+    if (clGetProgramBuildInfo(p, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS &&
+        (log = malloc(n + 1)) != NULL) {
+      if (clGetProgramBuildInfo(p, cl->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) != CL_SUCCESS)
+        n = 0;
+      log[n] = '\0';
+    }
+    ndx_fail(NDX_EDEVICE, "ndx_cl_create: clBuildProgram (%s) failed: %d (%s); build log:\n%s",
+             ndx_cl_build_options(wide), (int)e, cl_error_name(e), log ? log : "(none)");
+    free(log);
+    clReleaseProgram(p);
+    return NDX_EDEVICE;
+  }
+  cl->program[wide] = p;
+  for (int k = 0; k < K_KINDS; k++) {
+    for (int w = 0; w < NWIDTHS; w++) {
+      if ((k == K_BYTES) != (w < 3)) continue; /* bytes: 1, 2, 4; others: 8 .. 128 */
+      char name[32];
+      snprintf(name, sizeof name, "ndx_%s_%d", kind_name[k], 1 << w);
+      cl_kernel kr = clCreateKernel(p, name, &e);
+      if (e != CL_SUCCESS) return cl_fail("ndx_cl_create", "clCreateKernel", e);
+      cl->kernel[wide][k][w] = kr;
+      size_t wg = 0;
+      e = clGetKernelWorkGroupInfo(kr, cl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+      if (e != CL_SUCCESS) return cl_fail("ndx_cl_create", "clGetKernelWorkGroupInfo", e);
+      cl->local[wide][k][w] = wg < LOCAL_SIZE && wg > 0 ? wg : LOCAL_SIZE;
+    }
+  }
+  return NDX_OK;
+}
+
+void ndx_cl_destroy(ndx_cl *cl) {
+  if (!cl) return;
+  for (int f = 0; f < 2; f++) {
+    for (int k = 0; k < K_KINDS; k++)
+      for (int w = 0; w < NWIDTHS; w++)
+        if (cl->kernel[f][k][w]) clReleaseKernel(cl->kernel[f][k][w]);
+    if (cl->program[f]) clReleaseProgram(cl->program[f]);
+  }
+  pthread_mutex_destroy(&cl->lock);
+  clReleaseDevice(cl->device);
+  clReleaseContext(cl->context);
+  free(cl);
+}
+
+ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) {
+  if (!out || !context || !device)
+    return ndx_fail(NDX_EINVAL, "ndx_cl_create: %s is NULL",
+                    !out       ? "out"
+                    : !context ? "context"
+                               : "device");
+  ndx_cl *cl = calloc(1, sizeof *cl);
+  if (!cl) return ndx_fail(NDX_ENOMEM, "ndx_cl_create: out of host memory");
+  if (pthread_mutex_init(&cl->lock, NULL) != 0) {
+    free(cl);
+    return ndx_fail(NDX_ENOMEM, "ndx_cl_create: pthread_mutex_init failed");
+  }
+  cl_int e = clRetainContext(context);
+  if (e != CL_SUCCESS) {
+    pthread_mutex_destroy(&cl->lock);
+    free(cl);
+    return cl_fail("ndx_cl_create", "clRetainContext", e);
+  }
+  cl->context = context;
+  e = clRetainDevice(device);
+  if (e != CL_SUCCESS) {
+    clReleaseContext(context);
+    pthread_mutex_destroy(&cl->lock);
+    free(cl);
+    return cl_fail("ndx_cl_create", "clRetainDevice", e);
+  }
+  cl->device = device;
+  ndx_status s = NDX_OK;
+  e = clGetDeviceInfo(device, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, sizeof cl->max_constant,
+                      &cl->max_constant, NULL);
+  if (e != CL_SUCCESS) s = cl_fail("ndx_cl_create", "clGetDeviceInfo", e);
+  for (int wide = 0; wide < 2 && s == NDX_OK; wide++) s = build_program(cl, wide);
+  if (s != NDX_OK) {
+    ndx_cl_destroy(cl);
+    return s;
+  }
+  *out = cl;
+  return NDX_OK;
+}
+
+/* ---- Plans ----------------------------------------------------------------- */
+
+/* The normalized pair as the pack holds it. */
+typedef struct pair {
+  int rank;
+  int64_t numel, od, os;
+  int64_t d[NDX_PACK_MAX_RANK], sd[NDX_PACK_MAX_RANK], ss[NDX_PACK_MAX_RANK];
+} pair;
+
+static void read_pair(const ndx_pack_head *p, pair *q) {
+  q->rank = (int)p->rank;
+  q->numel = p->numel;
+  q->od = p->wide ? ndx_offset_w64(p, 0) : ndx_offset_w32(p, 0);
+  q->os = p->wide ? ndx_offset_w64(p, 1) : ndx_offset_w32(p, 1);
+  for (int a = 0; a < q->rank; a++) {
+    q->d[a] = p->wide ? ndx_extent_w64(p, a) : ndx_extent_w32(p, a);
+    q->sd[a] = p->wide ? ndx_stride_w64(p, 0, a) : ndx_stride_w32(p, 0, a);
+    q->ss[a] = p->wide ? ndx_stride_w64(p, 1, a) : ndx_stride_w32(p, 1, a);
+  }
+}
+
+static int64_t abs64(int64_t v) {
+  return v < 0 ? -v : v;
+}
+
+/* The axis (not the last) whose source stride is +-1, for a transpose: the
+ * destination runs along the last axis, the source along this one. -1 when
+ * none. */
+static int transpose_axis(const pair *q) {
+  for (int a = q->rank - 2; a >= 0; a--)
+    if (abs64(q->ss[a]) == 1) return a;
+  return -1;
+}
+
+static enum path choose_path(const pair *q, int bits, unsigned flags) {
+  if (q->numel == 0) return P_EMPTY;
+  int in = q->rank - 1;
+  if (flags & NDX_CL_PLAN_GATHER) return P_GATHER;
+  /* A single element coalesces to [1] with strides 0: contiguous too. */
+  bool unit_d = q->sd[in] == 1 || q->numel == 1, unit_s = q->ss[in] == 1 || q->numel == 1;
+  if (q->rank == 1 && unit_d && unit_s) {
+    if (bits >= 8) return P_BUFFER;
+    if ((q->od * bits) % 8 == 0 && (q->os * bits) % 8 == 0 && (q->numel * bits) % 8 == 0)
+      return P_BUFFER;
+  }
+  if (bits < 8) return P_GATHER;
+  if (unit_d && unit_s) return P_ROWS;
+  if (q->sd[in] == 1 && q->rank >= 2 && transpose_axis(q) >= 0) return P_TRANSPOSE;
+  return P_GATHER;
+}
+
+static size_t round_up(size_t n, size_t m) {
+  return (n + m - 1) / m * m;
+}
+
+/* Bytes [lo, end) that the positions of `l` touch at `bits` bits each. */
+static void byte_span(const ndx_layout *l, int bits, cl_ulong *lo, cl_ulong *end) {
+  int64_t a, b;
+  ndx_span(l, &a, &b);
+  *lo = (cl_ulong)a * (cl_ulong)bits / 8;
+  *end = ((cl_ulong)b * (cl_ulong)bits + 7) / 8;
+  if (a == b) *lo = *end = 0;
+}
+
+ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *dst_l,
+                                    const ndx_layout *src_l, int bits, unsigned flags) {
+  static const char fn[] = "ndx_cl_plan_create";
+  if (!out || !cl || !dst_l || !src_l)
+    return ndx_fail(NDX_EINVAL, "%s: %s is NULL", fn,
+                    !out     ? "out"
+                    : !cl    ? "cl"
+                    : !dst_l ? "dst_l"
+                             : "src_l");
+  if (!valid_bits(bits))
+    return ndx_fail(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", fn, bits);
+  if (flags & ~(unsigned)(NDX_CL_PLAN_WIDE | NDX_CL_PLAN_GATHER))
+    return ndx_fail(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
+  bool same = dst_l->rank == src_l->rank;
+  for (int a = 0; same && a < dst_l->rank; a++) same = dst_l->shape[a] == src_l->shape[a];
+  if (!same) {
+    char d[NDX_DIMS_BUF], s[NDX_DIMS_BUF];
+    return ndx_fail(NDX_EINVAL, "%s: dst_l has shape %s, src_l has %s", fn,
+                    ndx_fmt_dims(d, sizeof d, dst_l->rank, dst_l->shape),
+                    ndx_fmt_dims(s, sizeof s, src_l->rank, src_l->shape));
+  }
+  if (!ndx_is_distinct(dst_l)) {
+    char d[NDX_DIMS_BUF], s[NDX_DIMS_BUF];
+    return ndx_fail(NDX_EINVAL,
+                    "%s: dst_l (shape %s, strides %s) is not distinct: two elements would share "
+                    "a position",
+                    fn, ndx_fmt_dims(d, sizeof d, dst_l->rank, dst_l->shape),
+                    ndx_fmt_dims(s, sizeof s, dst_l->rank, dst_l->strides));
+  }
+  uint64_t buf[NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK) / 8];
+  size_t used;
+  ndx_status st = ndx_pack_copy(buf, sizeof buf, &used, dst_l, src_l, bits);
+  if (st == NDX_OK && (flags & NDX_CL_PLAN_WIDE)) st = ndx_pack_widen(buf, sizeof buf, &used);
+  if (st != NDX_OK) return st;
+  ndx_pack_head *h = (ndx_pack_head *)buf;
+  pair q;
+  read_pair(h, &q);
+  enum path path = choose_path(&q, bits, flags);
+
+  ndx_cl_plan *plan = calloc(1, sizeof *plan);
+  if (!plan) return ndx_fail(NDX_ENOMEM, "%s: out of host memory", fn);
+  plan->cl = cl;
+  plan->path = path;
+  byte_span(dst_l, bits, &plan->dst_lo, &plan->dst_end);
+  byte_span(src_l, bits, &plan->src_lo, &plan->src_end);
+  if (path == P_EMPTY) goto done;
+  if (path == P_BUFFER) {
+    plan->dst_off = (size_t)(q.od * bits / 8);
+    plan->src_off = (size_t)(q.os * bits / 8);
+    plan->bytes = (size_t)(q.numel * bits / 8);
+    goto done;
+  }
+
+  enum kind kind = path == P_ROWS ? K_ROWS : path == P_TRANSPOSE ? K_TRANSPOSE : K_GATHER;
+  int64_t items, chunk = 0;
+  if (path == P_TRANSPOSE) {
+    /* The source's unit axis second-to-last, the destination's last. */
+    int32_t perm[NDX_PACK_MAX_RANK];
+    int t = transpose_axis(&q), r = 0;
+    for (int a = 0; a < q.rank - 1; a++)
+      if (a != t) perm[r++] = a;
+    perm[r++] = t;
+    perm[r++] = q.rank - 1;
+    st = ndx_pack_permute(buf, perm);
+    if (st != NDX_OK) {
+      free(plan);
+      return st;
+    }
+    items = h->wide ? ndx_tile_count_w64(h) : ndx_tile_count_w32(h);
+  } else if (bits < 8) {
+    kind = K_BYTES;
+    int64_t first, end;
+    if (h->wide)
+      ndx_bytes_span_w64(h, bits, &first, &end);
+    else
+      ndx_bytes_span_w32(h, bits, &first, &end);
+    /* about BYTES_ELEMS destination elements per work-item on average */
+    chunk = (BYTES_ELEMS * (end - first) + q.numel - 1) / q.numel;
+    if (chunk < 1) chunk = 1;
+    items = (end - first + chunk - 1) / chunk;
+  } else {
+    chunk = path == P_ROWS ? ROWS_BYTES / (bits / 8) : GATHER_ELEMS;
+    items = (q.numel + chunk - 1) / chunk;
+  }
+  if (h->size > cl->max_constant) {
+    free(plan);
+    return ndx_fail(NDX_EUNSUPPORTED,
+                    "%s: the packed layouts take %u bytes, past the device's constant buffer "
+                    "size %llu",
+                    fn, h->size, (unsigned long long)cl->max_constant);
+  }
+  int w = log2_bits(bits);
+  plan->wide = (int)h->wide;
+  plan->kernel = cl->kernel[plan->wide][kind][w];
+  plan->local = cl->local[plan->wide][kind][w];
+  plan->items = (size_t)items;
+  plan->global = round_up((size_t)items, plan->local);
+  plan->chunk = chunk;
+  cl_int e;
+  plan->pack =
+      clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, h->size, buf, &e);
+  if (e != CL_SUCCESS) {
+    free(plan);
+    return cl_fail(fn, "clCreateBuffer", e);
+  }
+done:
+  *out = plan;
+  return NDX_OK;
+}
+
+ndx_status ndx_cl_plan_create(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *dst_l,
+                              const ndx_layout *src_l, int bits) {
+  return ndx_cl_plan_create_flags(out, cl, dst_l, src_l, bits, 0);
+}
+
+void ndx_cl_plan_destroy(ndx_cl_plan *plan) {
+  if (!plan) return;
+  if (plan->pack) clReleaseMemObject(plan->pack);
+  free(plan);
+}
+
+const char *ndx_cl_plan_path(const ndx_cl_plan *plan) {
+  return plan ? path_name[plan->path] : "none";
+}
+
+int ndx_cl_plan_wide(const ndx_cl_plan *plan) {
+  return plan ? plan->wide : 0;
+}
+
+void ndx_cl_plan_work(const ndx_cl_plan *plan, size_t *items, long long *chunk) {
+  *items = plan ? plan->items : 0;
+  *chunk = plan ? (long long)plan->chunk : 0;
+}
+
+/* ---- Enqueue ----------------------------------------------------------------- */
+
+/* Checks that `mem` belongs to the plan's context and holds `end` bytes. */
+static ndx_status check_buffer(const ndx_cl_plan *plan, cl_mem mem, const char *name,
+                               cl_ulong end) {
+  static const char fn[] = "ndx_cl_plan_enqueue";
+  cl_context ctx;
+  size_t size;
+  cl_int e = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof ctx, &ctx, NULL);
+  if (e == CL_SUCCESS) e = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL);
+  if (e != CL_SUCCESS) return cl_fail(fn, "clGetMemObjectInfo", e);
+  if (ctx != plan->cl->context)
+    return ndx_fail(NDX_EINVAL, "%s: %s belongs to another context than the ndx_cl's", fn, name);
+  if (end > size)
+    return ndx_fail(NDX_ERANGE, "%s: the %s layout reaches byte %llu, %s has %zu bytes", fn, name,
+                    (unsigned long long)end - 1, name, size);
+  return NDX_OK;
+}
+
+ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, cl_mem dst,
+                               cl_mem src, cl_uint nwait, const cl_event *wait, cl_event *done) {
+  static const char fn[] = "ndx_cl_plan_enqueue";
+  if (!plan || !queue || !dst || !src)
+    return ndx_fail(NDX_EINVAL, "%s: %s is NULL", fn,
+                    !plan    ? "plan"
+                    : !queue ? "queue"
+                    : !dst   ? "dst"
+                             : "src");
+  if ((nwait > 0) != (wait != NULL))
+    return ndx_fail(NDX_EINVAL, "%s: nwait is %u but wait is %s", fn, (unsigned)nwait,
+                    wait ? "not NULL" : "NULL");
+  cl_context ctx;
+  cl_device_id dev;
+  cl_int e = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
+  if (e == CL_SUCCESS) e = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
+  if (e != CL_SUCCESS) return cl_fail(fn, "clGetCommandQueueInfo", e);
+  if (ctx != plan->cl->context || dev != plan->cl->device)
+    return ndx_fail(NDX_EINVAL, "%s: queue belongs to another %s than the ndx_cl's", fn,
+                    ctx != plan->cl->context ? "context" : "device");
+  ndx_status s = check_buffer(plan, dst, "dst", plan->dst_end);
+  if (s == NDX_OK) s = check_buffer(plan, src, "src", plan->src_end);
+  if (s != NDX_OK) return s;
+  if (dst == src && plan->dst_lo < plan->src_end && plan->src_lo < plan->dst_end)
+    return ndx_fail(
+        NDX_EINVAL, "%s: dst and src are one buffer and the layouts share bytes [%llu, %llu)", fn,
+        (unsigned long long)(plan->dst_lo > plan->src_lo ? plan->dst_lo : plan->src_lo),
+        (unsigned long long)(plan->dst_end < plan->src_end ? plan->dst_end : plan->src_end));
+  switch (plan->path) {
+  case P_EMPTY:
+    if (done || nwait) {
+      e = clEnqueueMarkerWithWaitList(queue, nwait, wait, done);
+      if (e != CL_SUCCESS) return cl_fail(fn, "clEnqueueMarkerWithWaitList", e);
+    }
+    return NDX_OK;
+  case P_BUFFER:
+    e = clEnqueueCopyBuffer(queue, src, dst, plan->src_off, plan->dst_off, plan->bytes, nwait, wait,
+                            done);
+    if (e != CL_SUCCESS) return cl_fail(fn, "clEnqueueCopyBuffer", e);
+    return NDX_OK;
+  default:
+    break;
+  }
+  const char *call = "clSetKernelArg";
+  pthread_mutex_lock(&plan->cl->lock);
+  e = clSetKernelArg(plan->kernel, 0, sizeof(cl_mem), &plan->pack);
+  if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 1, sizeof(cl_mem), &dst);
+  if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 2, sizeof(cl_mem), &src);
+  if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 3, sizeof(cl_long), &plan->chunk);
+  if (e == CL_SUCCESS) {
+    call = "clEnqueueNDRangeKernel";
+    e = clEnqueueNDRangeKernel(queue, plan->kernel, 1, NULL, &plan->global, &plan->local, nwait,
+                               wait, done);
+  }
+  pthread_mutex_unlock(&plan->cl->lock);
+  if (e != CL_SUCCESS) return cl_fail(fn, call, e);
+  return NDX_OK;
+}
+
+ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst, const ndx_layout *dst_l,
+                       cl_mem src, const ndx_layout *src_l, int bits, cl_uint nwait,
+                       const cl_event *wait, cl_event *done) {
+  ndx_cl_plan *plan;
+  ndx_status s = ndx_cl_plan_create(&plan, cl, dst_l, src_l, bits);
+  if (s != NDX_OK) return s;
+  /* Releasing the pack right after the enqueue is legal: the queued command
+   * keeps it alive. */
+  s = ndx_cl_plan_enqueue(plan, queue, dst, src, nwait, wait, done);
+  ndx_cl_plan_destroy(plan);
+  return s;
+}

@@ -1,0 +1,38 @@
+/* cl_internal.h: what the OpenCL runtime shows its tests and tools, and
+ * users never see. */
+#ifndef NDX_CL_INTERNAL_H
+#define NDX_CL_INTERNAL_H
+
+#include <stddef.h>
+
+#include "ndx/ndx_cl.h"
+
+/* The embedded OpenCL sources (kernels/meson.build, tools/embed.py). */
+extern const char ndx_cl_copy_source[];
+extern const size_t ndx_cl_copy_source_size;
+extern const char ndx_cl_probe_source[];
+extern const size_t ndx_cl_probe_source_size;
+
+/* The options ndx builds the copy program with, for index form `wide`. */
+const char *ndx_cl_build_options(int wide);
+
+/* Flags of ndx_cl_plan_create_flags. */
+enum {
+  NDX_CL_PLAN_WIDE = 1u,   /* use the 64-bit kernels even where 32-bit would do */
+  NDX_CL_PLAN_GATHER = 2u, /* skip the buffer, rows and transpose paths */
+};
+
+/* ndx_cl_plan_create with `flags`, so that tests reach every kernel on small
+ * data. Returns what ndx_cl_plan_create does, and NDX_EINVAL for unknown flags. */
+ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *dst_l,
+                                    const ndx_layout *src_l, int bits, unsigned flags);
+
+/* 1 when the plan runs the 64-bit kernels, 0 for the 32-bit ones (and for
+ * the empty and buffer paths, which run no kernel). */
+int ndx_cl_plan_wide(const ndx_cl_plan *plan);
+
+/* The work-items a plan launches (before rounding up to the work-group) and
+ * what each does (elements or bytes; 0 for the empty and buffer paths). */
+void ndx_cl_plan_work(const ndx_cl_plan *plan, size_t *items, long long *chunk);
+
+#endif /* NDX_CL_INTERNAL_H */
