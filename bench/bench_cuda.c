@@ -1,0 +1,376 @@
+/* bench_cuda.c: the CUDA section of ndx-bench: ndx_cuda copies against the
+ * device's own copy.
+ *
+ * For each case (the speed cases: contiguous, slices, broadcasts, flips,
+ * 2-d fp32 transposes, permutations of rank 3 to 8, transposes of 1 to 16
+ * bits), 64 MiB per tensor: a plan is made once, launched for a warm-up,
+ * then timed with CUDA events over `reps` repetitions of `inner` launches
+ * each; the median repetition gives the time per copy. Right before, a
+ * cudaMemcpyAsync device-to-device of the same number of bytes is timed the
+ * same way: ratio = memcpy time / ndx time (1.0 is the device's copy speed).
+ * GB/s counts the destination's bytes once, as for the copy. A sample of
+ * elements of each result is checked against the host definition.
+ *
+ * Prints a table; writes CSV to --csv PATH. Built as ndx-bench-cuda (meson,
+ * ci/gpu); `int bench_cuda(const bench_opts *)` is the section entry when
+ * linked into ndx-bench. With no device it says so and returns 0.
+ *
+ * Usage: ndx-bench-cuda [--quick] [--reps N] [--csv PATH] [--only SUBSTRING] */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "../src/device/cuda_internal.h"
+#include "../tests/oracle.h"
+#include "ndx/ndx_cuda.h"
+
+typedef struct bench_cuda_opts {
+  int reps, inner;
+  const char *csv, *only;
+} bench_cuda_opts;
+
+typedef struct bcase {
+  const char *name, *group;
+  double target; /* ratio to reach (0: none) */
+  int bits;
+  ndx_layout dst, src;
+} bcase;
+
+#define MAX_CASES 40
+static bcase cases[MAX_CASES];
+static int ncases;
+
+static void die(const char *what) {
+  fprintf(stderr, "bench_cuda: %s: %s\n", what, ndx_last_error());
+  exit(1);
+}
+
+static ndx_layout contig(int rank, const int64_t *shape) {
+  ndx_layout l;
+  if (ndx_contiguous(&l, rank, shape) != NDX_OK) die("ndx_contiguous");
+  return l;
+}
+
+static bcase *add(const char *name, const char *group, double target, int bits) {
+  if (ncases == MAX_CASES) {
+    fprintf(stderr, "bench_cuda: too many cases\n");
+    exit(1);
+  }
+  bcase *c = &cases[ncases++];
+  c->name = name, c->group = group, c->target = target, c->bits = bits;
+  return c;
+}
+
+/* dst contiguous `shape`; src the C-order tensor of the permuted shape, seen
+ * through the inverse permutation (what x.permute(perm).contiguous() copies). */
+static void add_permute(const char *name, const char *group, double target, int bits, int rank,
+                        const int64_t *shape, const int32_t *perm) {
+  bcase *c = add(name, group, target, bits);
+  int64_t parent[NDX_MAX_RANK];
+  int32_t inv[NDX_MAX_RANK];
+  for (int a = 0; a < rank; a++) parent[a] = shape[perm[a]], inv[perm[a]] = a;
+  ndx_layout p = contig(rank, parent);
+  if (ndx_permute(&c->src, &p, inv) != NDX_OK) die("ndx_permute");
+  c->dst = contig(rank, shape);
+}
+
+static void add_transpose(const char *name, const char *group, double target, int bits,
+                          int64_t rows, int64_t cols) {
+  int64_t s[2] = {rows, cols};
+  int32_t t[2] = {1, 0};
+  add_permute(name, group, target, bits, 2, s, t);
+}
+
+static void build_cases(void) {
+  const int64_t M = 16777216; /* fp32 elements in 64 MiB */
+  bcase *c;
+  c = add("contiguous fp32 [16777216]", "contiguous", 0.95, 32);
+  c->dst = c->src = contig(1, &M);
+  {
+    int64_t p[2] = {4096, 8192};
+    ndx_range r[2] = {{0, 4096, 1}, {0, 4096, 2}};
+    c = add("slice step 2 inner fp32 [4096,8192][:, ::2]", "slice", 0.85, 32);
+    ndx_layout l = contig(2, p);
+    if (ndx_slice(&c->src, &l, r) != NDX_OK) die("ndx_slice");
+    c->dst = contig(2, c->src.shape);
+  }
+  {
+    int64_t p[2] = {8192, 4096};
+    ndx_range r[2] = {{0, 4096, 2}, {0, 4096, 1}};
+    c = add("slice step 2 outer fp32 [8192,4096][::2]", "slice", 0.85, 32);
+    ndx_layout l = contig(2, p);
+    if (ndx_slice(&c->src, &l, r) != NDX_OK) die("ndx_slice");
+    c->dst = contig(2, c->src.shape);
+  }
+  {
+    int64_t p[3] = {256, 260, 260};
+    ndx_range r[3] = {{0, 256, 1}, {2, 256, 1}, {3, 256, 1}};
+    c = add("narrow 3-d fp32 [256,260,260][:, 2:258, 3:259]", "slice", 0.85, 32);
+    ndx_layout l = contig(3, p);
+    if (ndx_slice(&c->src, &l, r) != NDX_OK) die("ndx_slice");
+    c->dst = contig(3, c->src.shape);
+  }
+  {
+    int64_t row[2] = {1, 4096}, col[2] = {4096, 1}, full[2] = {4096, 4096};
+    c = add("broadcast rows fp32 [1,4096] -> [4096,4096]", "broadcast", 0.85, 32);
+    ndx_layout l = contig(2, row);
+    if (ndx_broadcast(&c->src, &l, 2, full) != NDX_OK) die("ndx_broadcast");
+    c->dst = contig(2, full);
+    c = add("broadcast columns fp32 [4096,1] -> [4096,4096]", "broadcast", 0.85, 32);
+    l = contig(2, col);
+    if (ndx_broadcast(&c->src, &l, 2, full) != NDX_OK) die("ndx_broadcast");
+    c->dst = contig(2, full);
+  }
+  {
+    int64_t s[2] = {4096, 4096};
+    ndx_layout l = contig(2, s);
+    c = add("flip inner fp32 [4096,4096][:, ::-1]", "flip", 0.85, 32);
+    if (ndx_flip(&c->src, &l, 1) != NDX_OK) die("ndx_flip");
+    c->dst = l;
+    c = add("flip outer fp32 [4096,4096][::-1]", "flip", 0.85, 32);
+    if (ndx_flip(&c->src, &l, 0) != NDX_OK) die("ndx_flip");
+    c->dst = l;
+    c = add("flip 1-d fp32 [16777216][::-1]", "flip", 0.85, 32);
+    ndx_layout v = contig(1, &M);
+    if (ndx_flip(&c->src, &v, 0) != NDX_OK) die("ndx_flip");
+    c->dst = v;
+  }
+  add_transpose("transpose fp32 4096x4096", "transpose fp32", 0.85, 32, 4096, 4096);
+  add_transpose("transpose fp32 4000x3000", "transpose fp32", 0.85, 32, 4000, 3000);
+  add_transpose("transpose fp32 3x1000003", "transpose fp32", 0.85, 32, 3, 1000003);
+  add_transpose("transpose fp32 1000003x3", "transpose fp32", 0.85, 32, 1000003, 3);
+  {
+    int64_t s3[3] = {256, 256, 256};
+    int32_t p3[3] = {2, 1, 0};
+    add_permute("permute rank 3 fp32 [256]^3 (2,1,0)", "permute", 0.70, 32, 3, s3, p3);
+    int32_t q3[3] = {1, 2, 0};
+    add_permute("permute rank 3 fp32 [256]^3 (1,2,0)", "permute", 0.70, 32, 3, s3, q3);
+    int64_t s4[4] = {64, 64, 64, 64};
+    int32_t p4[4] = {0, 2, 3, 1};
+    add_permute("permute rank 4 fp32 [64]^4 (0,2,3,1) NCHW->NHWC", "permute", 0.70, 32, 4, s4, p4);
+    int32_t q4[4] = {3, 2, 1, 0};
+    add_permute("permute rank 4 fp32 [64]^4 (3,2,1,0)", "permute", 0.70, 32, 4, s4, q4);
+    int64_t s5[5] = {16, 32, 32, 32, 32};
+    int32_t p5[5] = {4, 1, 3, 0, 2};
+    add_permute("permute rank 5 fp32 [16,32,32,32,32] (4,1,3,0,2)", "permute", 0.70, 32, 5, s5, p5);
+    int64_t s8[8] = {8, 8, 8, 8, 8, 8, 8, 8};
+    int32_t p8[8] = {7, 6, 5, 4, 3, 2, 1, 0};
+    add_permute("permute rank 8 fp32 [8]^8 reversed", "permute", 0.70, 32, 8, s8, p8);
+    int32_t q8[8] = {1, 3, 5, 7, 0, 2, 4, 6};
+    add_permute("permute rank 8 fp32 [8]^8 (1,3,5,7,0,2,4,6)", "permute", 0.70, 32, 8, s8, q8);
+  }
+  add_transpose("transpose 4-bit 8192x16384", "transpose sub-byte", 0.5, 4, 8192, 16384);
+  add_transpose("transpose 4-bit 16384x8192", "transpose sub-byte", 0.5, 4, 16384, 8192);
+  add_transpose("transpose 2-bit 16384x16384", "transpose sub-byte", 0, 2, 16384, 16384);
+  add_transpose("transpose 1-bit 16384x32768", "transpose sub-byte", 0, 1, 16384, 32768);
+  add_transpose("transpose 8-bit 8192x8192", "transpose 8/16-bit", 0, 8, 8192, 8192);
+  add_transpose("transpose 16-bit 4096x8192", "transpose 8/16-bit", 0, 16, 4096, 8192);
+  add_transpose("transpose 8-bit 8000x8000", "transpose 8/16-bit", 0, 8, 8000, 8000);
+}
+
+/* ---- Timing ------------------------------------------------------------------- */
+
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) {                                                                       \
+      fprintf(stderr, "bench_cuda: %s: %s (%s)\n", #call, cudaGetErrorName(e_),                    \
+              cudaGetErrorString(e_));                                                             \
+      exit(1);                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct timing_ctx {
+  const ndx_cuda_plan *plan; /* NULL: cudaMemcpyAsync of `bytes` */
+  void *dst;
+  const void *src;
+  size_t bytes;
+} timing_ctx;
+
+static void launch(const timing_ctx *t, cudaStream_t s) {
+  if (!t->plan) {
+    CHECK(cudaMemcpyAsync(t->dst, t->src, t->bytes, cudaMemcpyDeviceToDevice, s));
+  } else if (ndx_cuda_plan_launch(t->plan, s, t->dst, t->src) != NDX_OK) {
+    die("ndx_cuda_plan_launch");
+  }
+}
+
+/* Median milliseconds per launch: 2 warm-up launches, then `reps`
+ * repetitions of `inner` launches between two events. */
+static double time_ms(const timing_ctx *t, const bench_cuda_opts *o, cudaStream_t s) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 2; i++) launch(t, s);
+  CHECK(cudaStreamSynchronize(s));
+  double v[64];
+  int reps = o->reps < 64 ? o->reps : 64;
+  for (int r = 0; r < reps; r++) {
+    CHECK(cudaEventRecord(a, s));
+    for (int i = 0; i < o->inner; i++) launch(t, s);
+    CHECK(cudaEventRecord(b, s));
+    CHECK(cudaEventSynchronize(b));
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    v[r] = ms / o->inner;
+  }
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+  qsort(v, (size_t)reps, sizeof v[0], cmp_double);
+  return reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
+}
+
+/* ---- Checking a sample ------------------------------------------------------- */
+
+static uint32_t get_bits(const uint8_t *b, int64_t pos, int bits) {
+  int64_t bit = pos * bits;
+  return (uint32_t)(b[bit >> 3] >> (bit & 7)) & ((1u << bits) - 1u);
+}
+
+/* Compares 2000 random elements (and the first and last) of the result with
+ * the source; returns the number that differ. */
+static int check_sample(const bcase *c, const uint8_t *hdst, const uint8_t *hsrc) {
+  oracle_rng r = {12345};
+  int64_t n = ndx_numel(&c->dst), index[NDX_MAX_RANK];
+  int bad = 0;
+  for (int k = 0; k < 2002 && n > 0; k++) {
+    int64_t i = k == 0 ? 0 : k == 1 ? n - 1 : oracle_between(&r, 0, n - 1);
+    oracle_unravel(c->dst.rank, c->dst.shape, i, index);
+    int64_t pd = oracle_position(&c->dst, index), ps = oracle_position(&c->src, index);
+    if (c->bits >= 8) {
+      int es = c->bits / 8;
+      bad += memcmp(hdst + pd * es, hsrc + ps * es, (size_t)es) != 0;
+    } else {
+      bad += get_bits(hdst, pd, c->bits) != get_bits(hsrc, ps, c->bits);
+    }
+  }
+  return bad;
+}
+
+/* ---- The section -------------------------------------------------------------- */
+
+static size_t span_bytes(const ndx_layout *l, int bits) {
+  int64_t lo, hi;
+  ndx_span(l, &lo, &hi);
+  return (size_t)((hi * bits + 7) / 8);
+}
+
+int bench_cuda_run(const bench_cuda_opts *o) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    printf("bench_cuda: skipped: no CUDA device (cudaGetDeviceCount: %s, %d devices)\n",
+           cudaGetErrorName(e), count);
+    return 0;
+  }
+  struct cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  build_cases();
+  size_t dmax = 0, smax = 0;
+  for (int i = 0; i < ncases; i++) {
+    size_t d = span_bytes(&cases[i].dst, cases[i].bits),
+           s = span_bytes(&cases[i].src, cases[i].bits);
+    dmax = d > dmax ? d : dmax;
+    smax = s > smax ? s : smax;
+  }
+  uint8_t *dd, *ds, *hd = (uint8_t *)malloc(dmax), *hs = (uint8_t *)malloc(smax);
+  if (!hd || !hs) {
+    fprintf(stderr, "bench_cuda: out of host memory\n");
+    return 1;
+  }
+  CHECK(cudaMalloc((void **)&dd, dmax));
+  CHECK(cudaMalloc((void **)&ds, smax));
+  oracle_rng r = {1};
+  for (size_t i = 0; i < smax; i += 8) {
+    uint64_t v = oracle_next(&r);
+    memcpy(hs + i, &v, smax - i < 8 ? smax - i : 8);
+  }
+  CHECK(cudaMemcpy(ds, hs, smax, cudaMemcpyHostToDevice));
+  cudaStream_t stream;
+  CHECK(cudaStreamCreate(&stream));
+  FILE *csv = o->csv ? fopen(o->csv, "w") : NULL;
+  if (o->csv && !csv) fprintf(stderr, "bench_cuda: cannot write %s\n", o->csv);
+  if (csv)
+    fprintf(csv, "case,group,bits,path,kernels,bytes,ms,gbps,memcpy_ms,memcpy_gbps,ratio,target,"
+                 "sample_errors\n");
+  printf("ndx-bench cuda: %s (sm_%d%d, %d SMs), %d x %d launches per case, median\n", prop.name,
+         prop.major, prop.minor, prop.multiProcessorCount, o->reps, o->inner);
+  printf("%-52s %-9s %-22s %8s %8s %8s %6s %6s\n", "case", "path", "kernels", "MiB", "GB/s", "copy",
+         "ratio", "target");
+  int below = 0, wrong = 0, ran = 0;
+  for (int i = 0; i < ncases; i++) {
+    const bcase *c = &cases[i];
+    if (o->only && !strstr(c->name, o->only)) continue;
+    ndx_cuda_plan *plan;
+    if (ndx_cuda_plan_create(&plan, &c->dst, &c->src, c->bits) != NDX_OK) die(c->name);
+    size_t bytes = (size_t)((ndx_numel(&c->dst) * c->bits + 7) / 8);
+    size_t nd = span_bytes(&c->dst, c->bits);
+    CHECK(cudaMemset(dd, 0, dmax));
+    timing_ctx copy = {NULL, dd, ds, bytes}, ours = {plan, dd, ds, bytes};
+    double ms_copy = time_ms(&copy, o, stream);
+    CHECK(cudaMemset(dd, 0, dmax));
+    double ms = time_ms(&ours, o, stream);
+    CHECK(cudaMemcpy(hd, dd, nd, cudaMemcpyDeviceToHost));
+    int bad = check_sample(c, hd, hs);
+    wrong += bad > 0;
+    ran++;
+    char kernels[64] = "";
+    ndx_cuda_step steps[NDX_CUDA_MAX_STEPS];
+    int n = ndx_cuda_plan_steps(plan, (uintptr_t)dd, (uintptr_t)ds, steps);
+    for (int k = 0; k < n; k++)
+      snprintf(kernels + strlen(kernels), sizeof kernels - strlen(kernels), "%s%s", k ? "+" : "",
+               ndx_cuda_step_name(&steps[k]));
+    double gbps = bytes / ms / 1e6, copy_gbps = bytes / ms_copy / 1e6, ratio = ms_copy / ms;
+    bool low = c->target > 0 && ratio < c->target;
+    below += low;
+    char target[16] = "";
+    if (c->target > 0) snprintf(target, sizeof target, "%.2f%s", c->target, low ? " LOW" : "");
+    printf("%-52s %-9s %-22s %8.1f %8.0f %8.0f %6.2f %6s%s\n", c->name, ndx_cuda_plan_path(plan),
+           kernels, bytes / 1048576.0, gbps, copy_gbps, ratio, target, bad ? "  WRONG RESULT" : "");
+    fflush(stdout);
+    if (csv)
+      fprintf(csv, "\"%s\",%s,%d,%s,%s,%zu,%.5f,%.1f,%.5f,%.1f,%.4f,%.2f,%d\n", c->name, c->group,
+              c->bits, ndx_cuda_plan_path(plan), kernels, bytes, ms, gbps, ms_copy, copy_gbps,
+              ratio, c->target, bad);
+    ndx_cuda_plan_destroy(plan);
+  }
+  if (csv) fclose(csv);
+  printf("bench_cuda: %d cases, %d below target, %d with wrong sampled elements%s%s\n", ran, below,
+         wrong, o->csv ? "; CSV in " : "", o->csv ? o->csv : "");
+  CHECK(cudaStreamDestroy(stream));
+  cudaFree(dd);
+  cudaFree(ds);
+  free(hd);
+  free(hs);
+  return wrong ? 1 : 0;
+}
+
+#ifdef NDX_BENCH_CUDA_MAIN
+int main(int argc, char **argv) {
+  bench_cuda_opts o = {15, 5, NULL, NULL};
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) {
+      o.reps = 3, o.inner = 1;
+    } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+      o.reps = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+      o.csv = argv[++i];
+    } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+      o.only = argv[++i];
+    } else {
+      fprintf(stderr, "usage: %s [--quick] [--reps N] [--csv PATH] [--only SUBSTRING]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (o.reps < 1) o.reps = 1;
+  return bench_cuda_run(&o);
+}
+#endif

@@ -1,0 +1,367 @@
+/* test_cuda.c: ndx_cuda.h on a GPU, checked byte for byte against the host.
+ *
+ * The argument checks, the path choices and empty copies need no GPU and
+ * always run. Every copy test needs a device: without one it is skipped
+ * with the reason cudaGetDeviceCount gives. The copies are the cases of
+ * cuda_cases.h (the emulator's, tests/test_cuda_emulate.cu): random layout
+ * pairs of ranks 0..8 and named cases, every width, 32- and 64-bit index
+ * math, gather-only plans, pointers off alignment, into a destination
+ * filled with a pattern whose every byte is compared with the reference.
+ *
+ * Built with Criterion by meson (suite 'device'), or with
+ * -DNDX_NO_CRITERION and tests/mini_criterion.h by ci/gpu on machines that
+ * lack Criterion; both print TAP. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef NDX_NO_CRITERION
+#include "mini_criterion.h"
+#else
+#include <criterion/criterion.h>
+#endif
+
+#include "cuda_cases.h"
+#include "device/cuda_internal.h"
+#include "ndx/ndx_cuda.h"
+
+/* ---- Devices ------------------------------------------------------------------ */
+
+/* True when a CUDA device is there; else why not, from cudaGetDeviceCount. */
+static bool have_device(char *why, size_t size) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    snprintf(why, size, "no CUDA device: cudaGetDeviceCount returned %s (%s)", cudaGetErrorName(e),
+             cudaGetErrorString(e));
+    return false;
+  }
+  if (count == 0) {
+    snprintf(why, size, "no CUDA device: cudaGetDeviceCount found 0 devices");
+    return false;
+  }
+  return true;
+}
+
+#define NEED_DEVICE()                                                                              \
+  do {                                                                                             \
+    char why_[512];                                                                                \
+    if (!have_device(why_, sizeof why_)) cr_skip_test("%s", why_);                                 \
+  } while (0)
+
+#define NEED_NO_DEVICE()                                                                           \
+  do {                                                                                             \
+    char why_[512];                                                                                \
+    if (have_device(why_, sizeof why_))                                                            \
+      cr_skip_test("a CUDA device is present: this checks the error of a launch without one");     \
+  } while (0)
+
+/* Device buffers the copies share: big enough for every case. */
+#define ARENA (64u << 20)
+static uint8_t *dev_dst, *dev_src;
+
+static void arena(void) {
+  if (dev_dst) return;
+  cudaError_t e = cudaMalloc((void **)&dev_dst, ARENA);
+  if (e == cudaSuccess) e = cudaMalloc((void **)&dev_src, ARENA);
+  cr_assert(e == cudaSuccess, "cudaMalloc: %s", cudaGetErrorName(e));
+}
+
+/* Copies case `c` on the device with plan `flags`, the buffers `dshift` and
+ * `sshift` bytes past 256-byte boundaries, and compares the whole
+ * destination buffer with the reference. Returns true, or false with why. */
+static bool device_case(const cuda_case *c, unsigned flags, int dshift, int sshift, uint64_t seed,
+                        char *why, size_t size) {
+  ndx_cuda_plan *plan;
+  ndx_status st = ndx_cuda_plan_create_flags(&plan, &c->dst, &c->src, c->bits, flags);
+  if (st != NDX_OK) {
+    snprintf(why, size, "plan: %s: %s", ndx_status_name(st), ndx_last_error());
+    return false;
+  }
+  size_t nd = cuda_case_bytes(&c->dst, c->bits), ns = cuda_case_bytes(&c->src, c->bits);
+  if (nd + 256 > ARENA || ns + 256 > ARENA) {
+    snprintf(why, size, "case needs %zu and %zu bytes, more than the arena", nd, ns);
+    ndx_cuda_plan_destroy(plan);
+    return false;
+  }
+  uint8_t *hd = malloc(nd), *hs = malloc(ns), *ref = malloc(nd);
+  cr_assert(hd && hs && ref, "out of host memory");
+  cuda_fill(hd, nd, seed);
+  cuda_fill(hs, ns, seed + 1);
+  memcpy(ref, hd, nd);
+  cuda_reference(ref, hs, &c->dst, &c->src, c->bits);
+  uint8_t *d = dev_dst + dshift, *s = dev_src + sshift;
+  bool ok = false;
+  char desc[1500];
+  cudaError_t e = cudaMemcpy(d, hd, nd, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) e = cudaMemcpy(s, hs, ns, cudaMemcpyHostToDevice);
+  if (e != cudaSuccess) {
+    snprintf(why, size, "cudaMemcpy to the device: %s", cudaGetErrorName(e));
+    goto out;
+  }
+  st = ndx_cuda_plan_launch(plan, 0, d, s);
+  if (st != NDX_OK) {
+    snprintf(why, size, "launch: %s: %s: %s", ndx_status_name(st), ndx_last_error(),
+             cuda_describe(desc, sizeof desc, c));
+    goto out;
+  }
+  e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) e = cudaMemcpy(hd, d, nd, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) {
+    snprintf(why, size, "after the copy (path %s): %s (%s): %s", ndx_cuda_plan_path(plan),
+             cudaGetErrorName(e), cudaGetErrorString(e), cuda_describe(desc, sizeof desc, c));
+    goto out;
+  }
+  int64_t at = cuda_first_difference(hd, ref, nd);
+  if (at >= 0) {
+    snprintf(why, size, "byte %lld is 0x%02x, want 0x%02x (path %s, step %s): %s", (long long)at,
+             hd[at], ref[at], ndx_cuda_plan_path(plan),
+             plan->nsteps ? ndx_cuda_step_name(&plan->step[0]) : "none",
+             cuda_describe(desc, sizeof desc, c));
+    goto out;
+  }
+  ok = true;
+out:
+  free(hd);
+  free(hs);
+  free(ref);
+  ndx_cuda_plan_destroy(plan);
+  return ok;
+}
+
+/* Runs the named cases (with pointer shifts when `shifts`) and `nrandom`
+ * random ones at every width with `flags`; fails on the first wrong copy. */
+static void device_cases(unsigned flags, bool shifts, int nrandom) {
+  NEED_DEVICE();
+  arena();
+  char why[4096];
+  int total = 0;
+  for (int w = 0; w < CUDA_NWIDTHS; w++) {
+    int bits = cuda_widths[w], es = bits >= 8 ? bits / 8 : 1, off = es < 16 ? es : 0;
+    int sh[3][2] = {{0, 0}, {off, 0}, {0, off}};
+    for (int k = 0; k < CUDA_NAMED; k++) {
+      cuda_case c;
+      if (!cuda_named_case(k, bits, &c)) continue;
+      for (int v = 0; v < (shifts ? 3 : 1); v++, total++)
+        cr_assert(device_case(&c, flags, sh[v][0], sh[v][1], (uint64_t)k, why, sizeof why), "%s",
+                  why);
+    }
+    oracle_rng r = {(uint64_t)(7000 + 10 * bits + flags)};
+    for (int k = 0; k < nrandom; k++, total++) {
+      cuda_case c;
+      cuda_random_case(&r, k, bits, &c);
+      cr_assert(device_case(&c, flags, 0, 0, (uint64_t)k, why, sizeof why), "%s", why);
+    }
+  }
+  cr_log_info("%d copies checked", total);
+}
+
+/* ---- No device needed ----------------------------------------------------------- */
+
+/* String equality under both Criterion and the stand-in. */
+#define cr_assert_str_eq_(a, b) cr_assert(strcmp((a), (b)) == 0, "\"%s\" is not \"%s\"", (a), (b))
+
+static ndx_layout contig2(int64_t a, int64_t b) {
+  return cuda_contig(2, (int64_t[]){a, b});
+}
+
+Test(cuda, plan_checks_its_arguments) {
+  ndx_layout a = contig2(3, 4), b = contig2(4, 3), bc;
+  ndx_cuda_plan *p = NULL;
+  cr_assert_eq(ndx_cuda_plan_create(NULL, &a, &a, 32), NDX_EINVAL, "NULL out");
+  cr_assert_eq(ndx_cuda_plan_create(&p, NULL, &a, 32), NDX_EINVAL, "NULL dst_l");
+  cr_assert_eq(ndx_cuda_plan_create(&p, &a, NULL, 32), NDX_EINVAL, "NULL src_l");
+  cr_assert_eq(ndx_cuda_plan_create(&p, &a, &a, 3), NDX_EINVAL, "3 bits");
+  cr_assert(strstr(ndx_last_error(), "bits is 3") != NULL, "message: %s", ndx_last_error());
+  cr_assert_eq(ndx_cuda_plan_create(&p, &a, &a, 256), NDX_EINVAL, "256 bits");
+  cr_assert_eq(ndx_cuda_plan_create(&p, &a, &b, 32), NDX_EINVAL, "shapes differ");
+  cr_assert(strstr(ndx_last_error(), "[3,4]") && strstr(ndx_last_error(), "[4,3]"), "message: %s",
+            ndx_last_error());
+  ndx_layout row = contig2(1, 4);
+  cr_assert_eq(ndx_broadcast(&bc, &row, 2, (int64_t[]){3, 4}), NDX_OK, "broadcast");
+  cr_assert_eq(ndx_cuda_plan_create(&p, &bc, &a, 32), NDX_EINVAL, "a broadcast destination");
+  cr_assert(strstr(ndx_last_error(), "not distinct") != NULL, "message: %s", ndx_last_error());
+  cr_assert(p == NULL, "a failed plan_create wrote *out");
+  cr_assert_eq(ndx_cuda_plan_create_flags(&p, &a, &a, 32, 64u), NDX_EINVAL, "unknown flags");
+  cr_assert_eq(ndx_cuda_plan_launch(NULL, 0, (void *)0x1000, (void *)0x2000), NDX_EINVAL,
+               "NULL plan");
+  cr_assert_str_eq_(ndx_cuda_plan_path(NULL), "invalid");
+  ndx_cuda_plan_destroy(NULL);
+}
+
+Test(cuda, paths_follow_the_opencl_dispatch) {
+  struct {
+    int k, bits;
+    const char *path, *kernel;
+  } want[] = {
+      {0, 32, "buffer", "memcpy"},   {1, 32, "transpose", "tile"},
+      {2, 4, "transpose", "words"},  {5, 8, "transpose", "words"},
+      {1, 4, "gather", "bytes"},     {8, 32, "gather", "flat-rev"},
+      {10, 32, "rows", "flat-unit"}, {12, 32, "gather", "flat-gather"},
+      {13, 16, "rows", "flat-unit"}, {15, 64, "transpose", "tile"},
+      {16, 32, "rows", "flat-unit"}, {18, 32, "empty", "none"},
+      {19, 8, "buffer", "memcpy"},   {20, 4, "gather", "bytes"},
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    cuda_case c;
+    cr_assert(cuda_named_case(want[i].k, want[i].bits, &c), "case %d", want[i].k);
+    ndx_cuda_plan *p;
+    cr_assert_eq(ndx_cuda_plan_create(&p, &c.dst, &c.src, c.bits), NDX_OK, "%s: %s", c.name,
+                 ndx_last_error());
+    const char *kernel = p->nsteps ? ndx_cuda_step_name(&p->step[0]) : "none";
+    cr_assert(!strcmp(ndx_cuda_plan_path(p), want[i].path) && !strcmp(kernel, want[i].kernel),
+              "%s at %d bits: path %s (%s), want %s (%s)", c.name, c.bits, ndx_cuda_plan_path(p),
+              kernel, want[i].path, want[i].kernel);
+    ndx_cuda_plan_destroy(p);
+  }
+}
+
+Test(cuda, empty_copies_launch_nothing) {
+  ndx_layout e = contig2(0, 7), f = contig2(7, 0);
+  /* no CUDA call happens: this passes with or without a device */
+  cr_assert_eq(ndx_cuda_copy(0, NULL, &e, NULL, &e, 32), NDX_OK, "%s", ndx_last_error());
+  cr_assert_eq(ndx_cuda_copy(0, (void *)0x10, &f, (void *)0x20, &f, 1), NDX_OK, "%s",
+               ndx_last_error());
+  ndx_cuda_plan *p;
+  cr_assert_eq(ndx_cuda_plan_create(&p, &e, &e, 128), NDX_OK, "%s", ndx_last_error());
+  cr_assert_str_eq_(ndx_cuda_plan_path(p), "empty");
+  cr_assert_eq(p->nsteps, 0, "an empty plan has steps");
+  cr_assert_eq(ndx_cuda_plan_launch(p, 0, NULL, NULL), NDX_OK, "%s", ndx_last_error());
+  ndx_cuda_plan_destroy(p);
+}
+
+Test(cuda, launch_checks_pointers) {
+  ndx_layout a = contig2(4, 8), b = contig2(8, 4), t;
+  cr_assert_eq(ndx_transpose(&t, &b, 0, 1), NDX_OK, "transpose");
+  cr_assert_eq(ndx_cuda_copy(0, NULL, &a, (void *)0x1000, &a, 32), NDX_EINVAL, "NULL dst");
+  cr_assert_eq(ndx_cuda_copy(0, (void *)0x1000, &a, NULL, &a, 32), NDX_EINVAL, "NULL src");
+  cr_assert_eq(ndx_cuda_copy(0, (void *)0x1002, &a, (void *)0x8000, &t, 32), NDX_EINVAL,
+               "dst off 4 bytes");
+  cr_assert(strstr(ndx_last_error(), "aligned") != NULL, "message: %s", ndx_last_error());
+  cr_assert_eq(ndx_cuda_copy(0, (void *)0x1000, &a, (void *)0x8008, &t, 128), NDX_EINVAL,
+               "src off 16 bytes");
+  /* one buffer, spans that share bytes */
+  cr_assert_eq(ndx_cuda_copy(0, (void *)0x1000, &a, (void *)0x1000, &t, 32), NDX_EINVAL, "overlap");
+  cr_assert(strstr(ndx_last_error(), "overlap") != NULL, "message: %s", ndx_last_error());
+}
+
+Test(cuda, launch_without_a_device_is_a_device_error) {
+  NEED_NO_DEVICE();
+  ndx_layout a = contig2(4, 8), b = contig2(8, 4), t;
+  cr_assert_eq(ndx_transpose(&t, &b, 0, 1), NDX_OK, "transpose");
+  /* the pointers are never touched: CUDA refuses before any kernel runs */
+  ndx_status s = ndx_cuda_copy(0, (void *)0x100000, &a, (void *)0x200000, &t, 32);
+  cr_assert_eq(s, NDX_EDEVICE, "%s: %s", ndx_status_name(s), ndx_last_error());
+  cr_assert(strstr(ndx_last_error(), "cudaError") != NULL, "message: %s", ndx_last_error());
+  s = ndx_cuda_copy(0, (void *)0x100000, &a, (void *)0x200000, &a, 32);
+  cr_assert_eq(s, NDX_EDEVICE, "buffer path: %s: %s", ndx_status_name(s), ndx_last_error());
+  cr_assert(strstr(ndx_last_error(), "cudaMemcpyAsync") != NULL, "message: %s", ndx_last_error());
+}
+
+/* ---- On a device ------------------------------------------------------------------ */
+
+Test(cuda, named_cases_every_width) {
+  device_cases(0, true, 0);
+}
+
+Test(cuda, random_pairs_every_width) {
+  device_cases(0, false, 200);
+}
+
+Test(cuda, random_pairs_64_bit_index_math) {
+  device_cases(NDX_CUDA_PLAN_WIDE, true, 60);
+}
+
+Test(cuda, random_pairs_gather_only) {
+  device_cases(NDX_CUDA_PLAN_GATHER, false, 60);
+}
+
+Test(cuda, random_pairs_gather_only_64_bit) {
+  device_cases(NDX_CUDA_PLAN_GATHER | NDX_CUDA_PLAN_WIDE, false, 30);
+}
+
+Test(cuda, transposes_without_words) {
+  device_cases(NDX_CUDA_PLAN_NO_WORDS, true, 0);
+}
+
+Test(cuda, plans_are_reusable_on_streams) {
+  NEED_DEVICE();
+  arena();
+  cuda_case c;
+  cr_assert(cuda_named_case(1, 32, &c), "case");
+  ndx_cuda_plan *p;
+  cr_assert_eq(ndx_cuda_plan_create(&p, &c.dst, &c.src, 32), NDX_OK, "%s", ndx_last_error());
+  size_t nd = cuda_case_bytes(&c.dst, 32), ns = cuda_case_bytes(&c.src, 32);
+  uint8_t *hs = malloc(ns), *ref = malloc(nd), *got = malloc(nd);
+  cr_assert(hs && ref && got, "out of host memory");
+  cudaStream_t stream;
+  cr_assert_eq(cudaStreamCreate(&stream), cudaSuccess, "cudaStreamCreate");
+  for (int round = 0; round < 3; round++) {
+    cuda_fill(hs, ns, (uint64_t)round);
+    cuda_fill(ref, nd, 99);
+    cr_assert_eq(cudaMemcpy(dev_src, hs, ns, cudaMemcpyHostToDevice), cudaSuccess, "to device");
+    cr_assert_eq(cudaMemcpy(dev_dst, ref, nd, cudaMemcpyHostToDevice), cudaSuccess, "to device");
+    cuda_reference(ref, hs, &c.dst, &c.src, 32);
+    cr_assert_eq(ndx_cuda_plan_launch(p, stream, dev_dst, dev_src), NDX_OK, "%s", ndx_last_error());
+    cr_assert_eq(cudaStreamSynchronize(stream), cudaSuccess, "sync");
+    cr_assert_eq(cudaMemcpy(got, dev_dst, nd, cudaMemcpyDeviceToHost), cudaSuccess, "back");
+    cr_assert(cuda_first_difference(got, ref, nd) < 0, "round %d differs", round);
+  }
+  cudaStreamDestroy(stream);
+  ndx_cuda_plan_destroy(p);
+  free(hs);
+  free(ref);
+  free(got);
+}
+
+/* A source whose positions pass 2^31 elements: the 64-bit kernels, chosen by
+ * the pack, on real addresses (1-bit: 512 MiB; 8-bit: 2 GiB). */
+static void wide_span(int bits) {
+  NEED_DEVICE();
+  int64_t n = 1000, stride = (INT64_C(1) << 31) / 999 + 7;
+  ndx_layout dst = cuda_contig(1, &n), src;
+  cr_assert_eq(ndx_make(&src, 1, &n, &stride, 5), NDX_OK, "%s", ndx_last_error());
+  size_t ns = (size_t)(((5 + (n - 1) * stride + 1) * bits + 7) / 8), nd = 1024;
+  uint8_t *ds, *dd;
+  if (cudaMalloc((void **)&ds, ns) != cudaSuccess) cr_skip_test("no room for %zu bytes", ns);
+  cr_assert_eq(cudaMalloc((void **)&dd, nd), cudaSuccess, "cudaMalloc");
+  cr_assert_eq(cudaMemset(ds, 0x5a, ns), cudaSuccess, "memset");
+  cr_assert_eq(cudaMemset(dd, 0xc3, nd), cudaSuccess, "memset");
+  /* element i of the source: the byte holding it, set to i's low bits */
+  uint8_t want[1024];
+  memset(want, 0xc3, sizeof want);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t pos = 5 + i * stride, byte = pos * bits / 8;
+    uint8_t v = (uint8_t)(i * 37 + 11);
+    cr_assert_eq(cudaMemcpy(ds + byte, &v, 1, cudaMemcpyHostToDevice), cudaSuccess, "poke");
+    uint32_t e = bits >= 8 ? v : (uint32_t)(v >> (pos * bits % 8)) & ((1u << bits) - 1u);
+    if (bits >= 8)
+      want[i] = (uint8_t)e;
+    else
+      cuda_set_bits(want, i, bits, e);
+  }
+  ndx_cuda_plan *p;
+  cr_assert_eq(ndx_cuda_plan_create(&p, &dst, &src, bits), NDX_OK, "%s", ndx_last_error());
+  cr_assert(((const ndx_pack_head *)p->step[0].args.pack)->wide == 1, "a 32-bit pack");
+  cr_assert_eq(ndx_cuda_plan_launch(p, 0, dd, ds), NDX_OK, "%s", ndx_last_error());
+  cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess, "%s", cudaGetErrorName(cudaGetLastError()));
+  uint8_t got[1024];
+  cr_assert_eq(cudaMemcpy(got, dd, nd, cudaMemcpyDeviceToHost), cudaSuccess, "back");
+  int64_t at = cuda_first_difference(got, want, nd);
+  cr_assert(at < 0, "byte %lld is 0x%02x, want 0x%02x", (long long)at, at < 0 ? 0 : got[at],
+            at < 0 ? 0 : want[at]);
+  ndx_cuda_plan_destroy(p);
+  cudaFree(ds);
+  cudaFree(dd);
+}
+
+Test(cuda, positions_past_2_31_at_1_bit) {
+  wide_span(1);
+}
+
+Test(cuda, positions_past_2_31_at_8_bits) {
+  wide_span(8);
+}
