@@ -509,9 +509,9 @@ Test(pack, packing_a_rank_8_pair_allocates_nothing) {
     st = ndx_pack_copy(buf, sizeof buf, &used, &d, &t, 32);
   counting = 0;
   cr_assert_eq(st, NDX_OK, "%s", ndx_last_error());
-  if (COUNT_ALLOCATIONS)
-    cr_assert_eq(allocations, 0);
-  else
-    cr_log_warn("allocations are not counted under AddressSanitizer");
   cr_assert_eq(((ndx_pack_head *)buf)->rank, 8u);
+  /* A warning would make Criterion exit non-zero: say it as a skip. */
+  if (!COUNT_ALLOCATIONS)
+    cr_skip_test("AddressSanitizer owns the allocator: allocations are counted in the plain build");
+  cr_assert_eq(allocations, 0);
 }
