@@ -9,16 +9,9 @@
 
 #include "ndx/ndx_layout.h"
 #include "oracle.h"
+#include "suite.h"
 
 static const int64_t none[1] = {0}; /* a non-NULL array for rank 0 */
-
-static ndx_layout make(int rank, const int64_t *shape, const int64_t *strides, int64_t offset) {
-  ndx_layout l;
-  ndx_status s = ndx_make(&l, rank, shape, strides, offset);
-  cr_assert_eq(s, NDX_OK, "ndx_make refused a valid layout: %s (%s)", ndx_status_name(s),
-               ndx_last_error());
-  return l;
-}
 
 static void expect_layout(const ndx_layout *l, int rank, const int64_t *shape,
                           const int64_t *strides, int64_t offset, const char *what) {
@@ -378,4 +371,12 @@ Test(property, coalesce_keeps_positions_in_order_and_leaves_no_mergeable_pair) {
       cr_assert(ndx_equal(&alias[k], &out[k]), "trial %d layout %d in place", t, k);
   }
   cr_assert_gt(merged, 600, "the generator makes merges happen (%d)", merged);
+}
+
+/* Review finding: the message did not say which layout had the bad rank. */
+Test(coalesce, a_bad_rank_names_the_layout) {
+  ndx_layout in[2] = {contiguous(1, (int64_t[]){4}), contiguous(1, (int64_t[]){4})}, out[2];
+  in[1].rank = 40;
+  cr_assert_eq(ndx_coalesce(2, in, out), NDX_EINVAL);
+  cr_assert(strstr(ndx_last_error(), "in[1] has rank 40") != NULL, "%s", ndx_last_error());
 }

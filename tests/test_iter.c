@@ -7,16 +7,10 @@
 
 #include "ndx/ndx_iter.h"
 #include "oracle.h"
+#include "suite.h"
 
 #define MAX_POS 4096 /* 4^6: the most positions a random layout here has */
 #define RANDOM_CASES 3000
-
-static ndx_layout make(int rank, const int64_t *shape, const int64_t *strides, int64_t offset) {
-  ndx_layout l;
-  cr_assert_eq(ndx_make(&l, rank, shape, strides, offset), NDX_OK, "ndx_make: %s",
-               ndx_last_error());
-  return l;
-}
 
 /* Layout number `k` of a random run: half plain random strides (rarely
  * contiguous), half strides of real views (runs, steps, flips, broadcasts),
@@ -399,4 +393,28 @@ Test(broadcast_pattern, refusals_store_nothing) {
     cr_assert_not(ndx_broadcast_pattern(no[i], &p), "%s", describe(no[i]));
     cr_assert(p.start == -1 && p.len == -1 && p.left == -1 && p.right == -1);
   }
+}
+
+/* Review finding: ndx_iter_run on the block-start iterator of a one-block
+ * layout (rank 0) read index[-1]. */
+Test(iter_run, walks_the_starts_of_a_single_block) {
+  ndx_layout l = contiguous(1, (int64_t[]){5});
+  ndx_blocks b;
+  ndx_blocks_init(&b, &l);
+  cr_assert_eq(b.kind, NDX_BLOCKS_ONE);
+  int64_t start, len, stride;
+  cr_assert(ndx_iter_run(&b.starts, &start, &len, &stride));
+  cr_assert_eq(start, 0);
+  cr_assert_eq(len, 1);
+  cr_assert_not(ndx_iter_run(&b.starts, &start, &len, &stride));
+}
+
+/* A layout no ndx_ call makes (rank 40) walks as empty, never out of bounds. */
+Test(iter, a_layout_of_bad_rank_has_no_position) {
+  ndx_layout l = contiguous(1, (int64_t[]){5});
+  l.rank = 40;
+  ndx_iter it;
+  int64_t pos;
+  ndx_iter_init(&it, &l);
+  cr_assert_not(ndx_iter_next(&it, &pos));
 }

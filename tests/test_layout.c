@@ -10,19 +10,12 @@
 
 #include "ndx/ndx_layout.h"
 #include "oracle.h"
+#include "suite.h"
 
 #define P53 (INT64_C(1) << 53)
 #define P52 (INT64_C(1) << 52)
 
 static const int64_t none[1] = {0}; /* a non-NULL array for rank 0 */
-
-static ndx_layout make(int rank, const int64_t *shape, const int64_t *strides, int64_t offset) {
-  ndx_layout l;
-  ndx_status s = ndx_make(&l, rank, shape, strides, offset);
-  cr_assert_eq(s, NDX_OK, "ndx_make refused a valid layout: %s (%s)", ndx_status_name(s),
-               ndx_last_error());
-  return l;
-}
 
 /* Asserts every field of `l`; `what` names the case in the failure message. */
 static void expect_layout(const ndx_layout *l, int rank, const int64_t *shape,
@@ -969,4 +962,32 @@ Test(large, spans_past_2_31_elements_use_64_bit_math) {
   cr_assert(ndx_is_distinct(&l), "reach 2*(2^31-1) < 2^32");
   l = make(2, (int64_t[]){p31 + 1, 3}, (int64_t[]){2, p32}, 0);
   cr_assert_not(ndx_is_distinct(&l), "reach 2*2^31 = 2^32 is not below 2^32");
+}
+
+/* Review finding: a call given ndx_last_error() itself as an argument formatted
+ * its message over the text it was reading. */
+Test(error, a_message_may_quote_the_last_message) {
+  ndx_layout out;
+  cr_assert_eq(ndx_parse(&out, "shape=[2] bogus"), NDX_EINVAL);
+  char before[256];
+  snprintf(before, sizeof before, "%s", ndx_last_error());
+  cr_assert_eq(ndx_parse(&out, ndx_last_error()), NDX_EINVAL);
+  cr_assert(strstr(ndx_last_error(), before) != NULL, "%s", ndx_last_error());
+}
+
+/* Review finding: the negative-position message named no position. */
+Test(error, a_negative_position_is_named) {
+  ndx_layout out;
+  cr_assert_eq(ndx_make(&out, 1, (int64_t[]){3}, (int64_t[]){-1}, 1), NDX_ERANGE);
+  cr_assert(strstr(ndx_last_error(), "reaches position -1") != NULL, "%s", ndx_last_error());
+}
+
+/* Review finding: 32 values and a trailing comma is malformed text (EINVAL),
+ * not a 33rd axis. */
+Test(parse, a_trailing_comma_after_32_values_is_malformed) {
+  char text[256] = "shape=[";
+  for (int a = 0; a < 32; a++) strcat(text, "1,");
+  strcat(text, "]");
+  ndx_layout out;
+  cr_assert_eq(ndx_parse(&out, text), NDX_EINVAL, "%s", ndx_last_error());
 }

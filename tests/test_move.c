@@ -9,25 +9,11 @@
 
 #include "ndx/ndx_layout.h"
 #include "oracle.h"
+#include "suite.h"
 
 #define P53 (INT64_C(1) << 53)
 
 static const int64_t none[1] = {0}; /* a non-NULL array for rank 0 */
-
-static ndx_layout make(int rank, const int64_t *shape, const int64_t *strides, int64_t offset) {
-  ndx_layout l;
-  ndx_status s = ndx_make(&l, rank, shape, strides, offset);
-  cr_assert_eq(s, NDX_OK, "ndx_make refused a valid layout: %s (%s)", ndx_status_name(s),
-               ndx_last_error());
-  return l;
-}
-
-static ndx_layout contiguous(int rank, const int64_t *shape) {
-  ndx_layout l;
-  ndx_status s = ndx_contiguous(&l, rank, shape);
-  cr_assert_eq(s, NDX_OK, "ndx_contiguous: %s (%s)", ndx_status_name(s), ndx_last_error());
-  return l;
-}
 
 static void expect_layout(const ndx_layout *l, int rank, const int64_t *shape,
                           const int64_t *strides, int64_t offset, const char *what) {
@@ -1705,4 +1691,14 @@ Test(property, distinct_after_permute_slice_disjoint_windows_not_after_broadcast
     cr_assert_eq(ndx_broadcast(&b, &l, l.rank + 1, target), NDX_OK, "trial %d", t);
     cr_assert_not(ndx_is_distinct(&b), "trial %d: a broadcast of %s", t, d);
   }
+}
+
+/* Review finding: the message did not say which shape had the bad extent. */
+Test(error, a_bad_new_shape_is_named) {
+  ndx_layout l = contiguous(2, (int64_t[]){2, 3}), out;
+  cr_assert_eq(ndx_reshape(&out, &l, 2, (int64_t[]){-2, -3}), NDX_EINVAL);
+  cr_assert(strstr(ndx_last_error(), "new shape: axis 0 has negative extent -2") != NULL, "%s",
+            ndx_last_error());
+  cr_assert_eq(ndx_permute(&out, &l, NULL), NDX_EINVAL);
+  cr_assert(strstr(ndx_last_error(), "perm is NULL") != NULL, "%s", ndx_last_error());
 }

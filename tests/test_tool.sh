@@ -129,7 +129,7 @@ contains "coalesce layouts of two shapes is refused" 1 "NDX_EINVAL" -- coalesce 
 
 # ---- help -------------------------------------------------------------------------
 contains "help" 0 "usage: ndx" -- help
-contains "no arguments print the usage" 0 "usage: ndx" --
+malformed "no command prints the usage and exits 2" "usage: ndx" --
 
 # ---- malformed command lines: exit 2, stderr names the argument -------------------
 malformed "unknown command" "frobnicate" -- frobnicate

@@ -504,7 +504,11 @@ static int cmd_demo(int argc, char **argv) {
 /* ---- main -------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
-  if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+  if (argc < 2) {
+    fputs(usage_text, stderr);
+    return 2; /* no COMMAND: a malformed command line */
+  }
+  if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
       strcmp(argv[1], "-h") == 0) {
     if (argc > 2) malformed("help: takes no argument; extra argument '%s'", argv[2]);
     fputs(usage_text, stdout);

@@ -201,7 +201,8 @@ ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis);
  * layout has stride[i] == stride[i+1]*d[i+1]; axes never reordered; each result
  * has at least one axis (a rank-0 or single-element layout becomes [1] with
  * stride 0; an empty one [0]). `out` may be `in`. Returns NDX_OK; NDX_EINVAL
- * for NULL pointers, n outside [1, NDX_COALESCE_MAX] or shapes that differ.
+ * for NULL pointers, n outside [1, NDX_COALESCE_MAX], a rank outside [0,
+ * NDX_MAX_RANK] or shapes that differ.
  * O(n * rank), no allocation. */
 ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out);
 

@@ -66,8 +66,9 @@ bool ndx_sym_has_dynamic(const ndx_sym_layout *l);
  *   NDX_BROADCAST when its target extent is its capacity (never stretched);
  *   NDX_SLICE     when its range takes the whole axis: step 1 from 0, or
  *                 step -1 from the end, which toggles `reversed` (a flip;
- *                 at extent 0 or 1 any step of full count);
- *   NDX_WINDOW    when no window is on it;
+ *                 at capacity 0 or 1 any step of full count, and the bit
+ *                 stays clear);
+ *   NDX_WINDOW    when no window is on it (any window on it is refused);
  *   NDX_RESHAPE   when some new axis has its extent and the same products of
  *                 extents before and after it in C order (extent-1 axes may
  *                 come and go around it; axes matched in order).

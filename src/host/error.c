@@ -1,6 +1,7 @@
 /* error.c: status names and the thread-local message of the last failure. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ndx_internal.h"
 
@@ -33,10 +34,13 @@ const char *ndx_last_error(void) {
 }
 
 ndx_status ndx_fail(ndx_status s, const char *fmt, ...) {
+  /* Formatted aside first: an argument may be ndx_last_error() itself. */
+  char message[NDX_MESSAGE_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(last_message, sizeof last_message, fmt, ap);
+  vsnprintf(message, sizeof message, fmt, ap);
   va_end(ap);
+  memcpy(last_message, message, sizeof message);
   return s;
 }
 

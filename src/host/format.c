@@ -69,11 +69,13 @@ static ndx_status parse_list(cursor *c, int64_t *v, int *n) {
     return NDX_OK;
   }
   for (;;) {
+    int64_t x;
+    ndx_status st = parse_int(c, &x);
+    if (st != NDX_OK) return st;
     if (*n == NDX_MAX_RANK) /* past the rank limit, as ndx_make says it */
       return ndx_fail(NDX_ERANGE, "ndx_parse: more than %d values at column %d of '%s'",
-                      NDX_MAX_RANK, (int)(c->at - c->text) + 1, c->text);
-    ndx_status st = parse_int(c, &v[(*n)++]);
-    if (st != NDX_OK) return st;
+                      NDX_MAX_RANK, (int)(c->at - c->text), c->text);
+    v[(*n)++] = x;
     skip_space(c);
     if (*c->at == ']') {
       c->at++;
@@ -110,12 +112,14 @@ ndx_status ndx_parse(ndx_layout *out, const char *text) {
     if (*c.at && !isspace((unsigned char)*c.at)) return parse_error(&c, "expected a space");
   }
   if (rank < 0) return ndx_fail(NDX_EINVAL, "ndx_parse: no shape=[..] in '%s'", text);
-  if (nstrides < 0) {
-    ndx_layout dense;
-    ndx_status st = ndx_check_shape("ndx_parse", rank, shape, &(int64_t){0});
+  if (nstrides < 0) { /* C order: steps bounded by the element count once the shape fits */
+    int64_t numel, step = 1;
+    ndx_status st = ndx_check_shape("ndx_parse", "shape", rank, shape, &numel);
     if (st != NDX_OK) return st;
-    ndx_contiguous(&dense, rank, shape);
-    memcpy(strides, dense.strides, sizeof strides[0] * (size_t)rank);
+    for (int a = rank - 1; a >= 0; a--) {
+      strides[a] = step;
+      if (shape[a] > 0) step *= shape[a];
+    }
   } else if (nstrides != rank) {
     return ndx_fail(NDX_EINVAL, "ndx_parse: %d strides for %d axes in '%s'", nstrides, rank, text);
   }

@@ -9,12 +9,12 @@
 #include "ndx/ndx_iter.h"
 #include "ndx_internal.h"
 
-/* The coalesced form of `l`. ndx_coalesce refuses only arguments that a
- * layout built by ndx_ calls never has; should it refuse anyway, `l` itself
- * reaches the same positions in the same order, only over more axes. */
+/* The coalesced form of `l`. ndx_coalesce refuses only a layout that no
+ * ndx_ call makes (a rank outside [0, 32]); that one walks as empty, [0],
+ * rather than out of bounds. */
 static ndx_layout coalesced(const ndx_layout *l) {
   ndx_layout c;
-  if (ndx_coalesce(1, l, &c) != NDX_OK) c = *l;
+  if (ndx_coalesce(1, l, &c) != NDX_OK) c = (ndx_layout){.rank = 1};
   return c;
 }
 
@@ -49,6 +49,13 @@ void ndx_iter_carry(ndx_iter *it) {
 
 bool ndx_iter_run(ndx_iter *it, int64_t *start, int64_t *len, int64_t *stride) {
   if (it->remaining <= 0) return false;
+  if (it->rank == 0) { /* one position: the starts of a single block */
+    *start = it->next;
+    *len = 1;
+    *stride = 0;
+    it->remaining = 0;
+    return true;
+  }
   int inner = it->rank - 1;
   int64_t n = it->shape[inner] - it->index[inner], s = it->strides[inner];
   *start = it->next;

@@ -4,21 +4,24 @@
  * section 1 with overflow-checked arithmetic and writes the canonical form:
  * extent-1 axes get stride 0, a layout with no element gets offset 0 and
  * strides 0. */
+#include <stdio.h>
 #include <string.h>
 
 #include "ndx_internal.h"
 
-ndx_status ndx_check_shape(const char *call, int rank, const int64_t *shape, int64_t *numel) {
-  if (rank < 0) return ndx_fail(NDX_EINVAL, "%s: rank %d is negative", call, rank);
+ndx_status ndx_check_shape(const char *call, const char *what, int rank, const int64_t *shape,
+                           int64_t *numel) {
+  if (rank < 0) return ndx_fail(NDX_EINVAL, "%s: %s has negative rank %d", call, what, rank);
   if (rank > NDX_MAX_RANK)
-    return ndx_fail(NDX_ERANGE, "%s: rank %d is past the limit of %d axes", call, rank,
+    return ndx_fail(NDX_ERANGE, "%s: %s has rank %d, past the limit of %d axes", call, what, rank,
                     NDX_MAX_RANK);
-  if (rank > 0 && !shape) return ndx_fail(NDX_EINVAL, "%s: shape is NULL at rank %d", call, rank);
+  if (rank > 0 && !shape)
+    return ndx_fail(NDX_EINVAL, "%s: %s is NULL at rank %d", call, what, rank);
   int64_t product = 1;
   bool empty = false;
   for (int a = 0; a < rank; a++) {
     if (shape[a] < 0)
-      return ndx_fail(NDX_EINVAL, "%s: axis %d has negative extent %lld", call, a,
+      return ndx_fail(NDX_EINVAL, "%s: %s: axis %d has negative extent %lld", call, what, a,
                       (long long)shape[a]);
     if (shape[a] == 0) {
       empty = true;
@@ -26,8 +29,8 @@ ndx_status ndx_check_shape(const char *call, int rank, const int64_t *shape, int
     }
     if (!ndx_mul_ok(product, shape[a], &product) || product > NDX_MAX_NUMEL) {
       char dims[NDX_DIMS_BUF];
-      return ndx_fail(NDX_ERANGE, "%s: shape %s: its extents multiply past 2^53 (at axis %d)", call,
-                      ndx_fmt_dims(dims, sizeof dims, rank, shape), a);
+      return ndx_fail(NDX_ERANGE, "%s: %s %s: its extents multiply past 2^53 (at axis %d)", call,
+                      what, ndx_fmt_dims(dims, sizeof dims, rank, shape), a);
     }
   }
   *numel = empty ? 0 : product;
@@ -61,7 +64,7 @@ static int64_t abs64(int64_t s) {
 ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t *shape,
                      const int64_t *strides, int64_t offset) {
   int64_t numel;
-  ndx_status st = ndx_check_shape(call, rank, shape, &numel);
+  ndx_status st = ndx_check_shape(call, "shape", rank, shape, &numel);
   if (st != NDX_OK) return st;
   if (!out) return ndx_fail(NDX_EINVAL, "%s: out is NULL", call);
   if (rank > 0 && !strides)
@@ -82,14 +85,16 @@ ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t 
     else
       last_ok = last_ok && ndx_add_ok(last, reach, &last);
   }
-  if (numel > 0) {
-    if (!lo_ok || lo < 0)
-      return ndx_fail(NDX_ERANGE, "%s: offset %lld reaches a negative position%s", call,
-                      (long long)offset, lo_ok ? "" : " (the sum overflows int64)");
-    if (!last_ok || last >= NDX_MAX_NUMEL)
-      return ndx_fail(NDX_ERANGE, "%s: offset %lld: the span ends past 2^53 (last position %s%lld)",
-                      call, (long long)offset, last_ok ? "" : "overflows int64, ",
-                      (long long)(last_ok ? last : 0));
+  if (numel > 0 && (!lo_ok || lo < 0 || !last_ok || last >= NDX_MAX_NUMEL)) {
+    char dims[NDX_DIMS_BUF], where[48];
+    bool low = !lo_ok || lo < 0, fits = low ? lo_ok : last_ok;
+    if (fits)
+      snprintf(where, sizeof where, "%lld", (long long)(low ? lo : last));
+    else
+      snprintf(where, sizeof where, "%s", low ? "below INT64_MIN" : "above INT64_MAX");
+    return ndx_fail(NDX_ERANGE, "%s: offset %lld with strides %s reaches position %s, %s", call,
+                    (long long)offset, ndx_fmt_dims(dims, sizeof dims, rank, strides), where,
+                    low ? "below 0" : "past 2^53 - 1");
   }
   /* Written in place: callers pass shape and strides that are not `out`'s
    * own entries, or are its entries at the same index. */
@@ -113,7 +118,7 @@ ndx_status ndx_make(ndx_layout *out, int rank, const int64_t *shape, const int64
 
 ndx_status ndx_contiguous(ndx_layout *out, int rank, const int64_t *shape) {
   int64_t numel, strides[NDX_MAX_RANK];
-  ndx_status st = ndx_check_shape("ndx_contiguous", rank, shape, &numel);
+  ndx_status st = ndx_check_shape("ndx_contiguous", "shape", rank, shape, &numel);
   if (st != NDX_OK) return st;
   int64_t step = 1;
   for (int a = rank - 1; a >= 0; a--) {

@@ -41,7 +41,7 @@ static ndx_status check_reshape(const char *call, const ndx_move *m, int rank, c
                                 int64_t old_numel, int64_t *out_shape) {
   char from[NDX_DIMS_BUF], to[NDX_DIMS_BUF];
   int64_t new_numel;
-  ndx_status st = ndx_check_shape(call, m->n, m->shape, &new_numel);
+  ndx_status st = ndx_check_shape(call, "new shape", m->n, m->shape, &new_numel);
   if (st != NDX_OK) return st;
   if (old_numel != new_numel)
     return ndx_fail(NDX_EINVAL, "%s: %s has %lld elements, %s has %lld", call,
@@ -55,7 +55,7 @@ static ndx_status check_broadcast(const char *call, const ndx_move *m, int rank,
                                   const int64_t *shape, int64_t *out_shape) {
   char from[NDX_DIMS_BUF], to[NDX_DIMS_BUF];
   int64_t numel;
-  ndx_status st = ndx_check_shape(call, m->n, m->shape, &numel);
+  ndx_status st = ndx_check_shape(call, "target shape", m->n, m->shape, &numel);
   if (st != NDX_OK) return st;
   if (m->n < rank)
     return ndx_fail(NDX_EINVAL,
@@ -143,7 +143,7 @@ static ndx_status check_window(const char *call, const ndx_move *m, int rank, co
   }
   *out_rank = rank + m->n;
   int64_t numel;
-  return ndx_check_shape(call, *out_rank, out_shape, &numel);
+  return ndx_check_shape(call, "windowed shape", *out_rank, out_shape, &numel);
 }
 
 /* Checks `m` against a valid shape of `rank` axes and `numel` elements,
@@ -176,7 +176,7 @@ ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int
     return ndx_fail(NDX_EINVAL, "ndx_move_shape: %s is NULL", out_rank ? "out_shape" : "out_rank");
   int64_t result[NDX_MAX_RANK], numel;
   int r;
-  ndx_status st = ndx_check_shape("ndx_move_shape", rank, shape, &numel);
+  ndx_status st = ndx_check_shape("ndx_move_shape", "shape", rank, shape, &numel);
   if (st == NDX_OK) st = move_check("ndx_move_shape", m, rank, shape, numel, &r, result);
   if (st != NDX_OK) return st;
   memcpy(out_shape, result, sizeof *result * (size_t)r);
@@ -252,6 +252,7 @@ ndx_status ndx_broadcast(ndx_layout *out, const ndx_layout *l, int rank, const i
 ndx_status ndx_permute(ndx_layout *out, const ndx_layout *l, const int32_t *perm) {
   ndx_status st = ndx_check_layout("ndx_permute", "layout", l);
   if (st != NDX_OK) return st;
+  if (!perm && l->rank > 0) return ndx_fail(NDX_EINVAL, "ndx_permute: perm is NULL");
   ndx_move m = {.kind = NDX_PERMUTE, .n = l->rank, .perm = perm};
   return ndx_apply_as("ndx_permute", out, &m, l);
 }
@@ -259,6 +260,7 @@ ndx_status ndx_permute(ndx_layout *out, const ndx_layout *l, const int32_t *perm
 ndx_status ndx_slice(ndx_layout *out, const ndx_layout *l, const ndx_range *ranges) {
   ndx_status st = ndx_check_layout("ndx_slice", "layout", l);
   if (st != NDX_OK) return st;
+  if (!ranges && l->rank > 0) return ndx_fail(NDX_EINVAL, "ndx_slice: ranges is NULL");
   ndx_move m = {.kind = NDX_SLICE, .n = l->rank, .ranges = ranges};
   return ndx_apply_as("ndx_slice", out, &m, l);
 }

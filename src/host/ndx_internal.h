@@ -16,7 +16,7 @@ ndx_fail(ndx_status s, const char *fmt, ...);
 /* Writes "[3,4]" (the first `n` values of `v`) into buf, always NUL-terminated,
  * and returns buf, for messages. */
 char *ndx_fmt_dims(char *buf, size_t size, int n, const int64_t *v);
-#define NDX_DIMS_BUF 640
+#define NDX_DIMS_BUF 704 /* 32 values of up to 20 characters, commas, brackets */
 
 /* Overflow-checked int64 arithmetic: true iff the result fits (stored in *r). */
 static inline bool ndx_add_ok(int64_t a, int64_t b, int64_t *r) {
@@ -26,10 +26,11 @@ static inline bool ndx_mul_ok(int64_t a, int64_t b, int64_t *r) {
   return !__builtin_mul_overflow(a, b, r);
 }
 
-/* Checks a shape for `call`: `shape` non-NULL when rank > 0, 0 <= rank <=
- * NDX_MAX_RANK, no negative extent, the non-zero extents multiplying to at
+/* Checks a shape (named `what` in messages: "shape", "new shape") for `call`: `shape` non-NULL when
+ * rank > 0, 0 <= rank <= NDX_MAX_RANK, no negative extent, the non-zero extents multiplying to at
  * most NDX_MAX_NUMEL. Stores the element count in *numel when it returns OK. */
-ndx_status ndx_check_shape(const char *call, int rank, const int64_t *shape, int64_t *numel);
+ndx_status ndx_check_shape(const char *call, const char *what, int rank, const int64_t *shape,
+                           int64_t *numel);
 
 /* Checks a layout argument for `call`: not NULL, rank in [0, NDX_MAX_RANK].
  * The rest of a layout made by ndx_ calls needs no check. */

@@ -111,7 +111,7 @@ static ndx_status carry_slice(ndx_sym_layout *r, const ndx_move *m, const ndx_sy
                       (long long)g.start, (long long)g.count, (long long)g.step, a,
                       (int)l->symbol[a], (long long)d);
     carry(r, a, l, a);
-    if (g.step < 0) r->reversed ^= BIT(a);
+    if (g.step < 0 && d > 1) r->reversed ^= BIT(a); /* at capacity 0 or 1 a flip is nothing */
   }
   return NDX_OK;
 }
