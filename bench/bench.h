@@ -12,6 +12,7 @@ typedef struct bench_opts {
   bool quick;       /* fewer and shorter repetitions: a smoke run, not a measurement */
   int reps;         /* timed repetitions whose median is reported */
   double min_rep_s; /* each repetition runs at least this long */
+  const char *out;  /* --out DIR: where sections write their files ("." by default) */
 } bench_opts;
 
 /* A monotonic clock in nanoseconds (CLOCK_MONOTONIC). */
@@ -45,5 +46,10 @@ bool bench_alloc_counting(void);
 
 /* Sections. bench_host: layout calls and host iteration (bench_host.c). */
 int bench_host(const bench_opts *opts);
+
+/* bench_cl: ndx_cl_copy on the default OpenCL device against its copy
+ * bandwidth and peers; writes bench-cl.csv, bench-cl-small.csv and
+ * bench-cl.png into $NDX_BENCH_OUT (default: the current folder). */
+int bench_cl(const bench_opts *opts);
 
 #endif /* NDX_BENCH_H */

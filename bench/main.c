@@ -16,19 +16,23 @@ typedef struct section {
  * function in bench.h and its file in bench/meson.build. */
 static const section sections[] = {
     {"--host", "layout calls, moves, coalescing and ndx_iter on the host", bench_host},
+    {"--cl", "ndx_cl_copy against the device's copy bandwidth and peers (OpenCL)", bench_cl},
 };
 #define NSECTIONS (int)(sizeof sections / sizeof sections[0])
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: ndx-bench [SECTION...] [--quick] [--reps N]\n\nsections (all when none "
-             "is named):\n");
+  fprintf(
+      f,
+      "usage: ndx-bench [SECTION...] [--quick] [--reps N] [--out DIR]\n\nsections (all when none "
+      "is named):\n");
   for (int i = 0; i < NSECTIONS; i++) fprintf(f, "  %-8s %s\n", sections[i].flag, sections[i].what);
   fprintf(f, "\n  --quick  3 short repetitions: a smoke run, not a measurement\n"
-             "  --reps N timed repetitions (median reported; default 15)\n");
+             "  --reps N timed repetitions (median reported; default 15)\n"
+             "  --out DIR where sections write their files (CSV, PNG; default .)\n");
 }
 
 int main(int argc, char **argv) {
-  bench_opts opts = {.quick = false, .reps = 15, .min_rep_s = 0.02};
+  bench_opts opts = {.quick = false, .reps = 15, .min_rep_s = 0.02, .out = "."};
   bool want[NSECTIONS] = {false};
   bool any = false;
   int reps = 0;
@@ -45,6 +49,12 @@ int main(int argc, char **argv) {
       }
       reps = (int)v;
       i++;
+    } else if (strcmp(a, "--out") == 0) {
+      if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+        fprintf(stderr, "ndx-bench: --out needs a folder\n");
+        return 2;
+      }
+      opts.out = argv[++i];
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       usage(stdout);
       return 0;
