@@ -66,9 +66,7 @@ ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out) {
       r->strides[x] = a >= 0 ? l->strides[a] : 0;
       r->shape[x] = extent[rank - 1 - x];
     }
-    size_t tail = sizeof r->shape[0] * (size_t)(NDX_MAX_RANK - rank);
-    memset(r->shape + rank, 0, tail);
-    memset(r->strides + rank, 0, tail);
+    for (int x = rank; x < NDX_MAX_RANK; x++) r->shape[x] = r->strides[x] = 0;
     r->rank = rank;
     r->flags = 0;
   }

@@ -105,9 +105,7 @@ ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t 
     out->strides[a] = numel > 0 && shape[a] > 1 ? strides[a] : 0;
     out->shape[a] = shape[a];
   }
-  size_t tail = sizeof out->shape[0] * (size_t)(NDX_MAX_RANK - rank);
-  memset(out->shape + rank, 0, tail);
-  memset(out->strides + rank, 0, tail);
+  for (int a = rank; a < NDX_MAX_RANK; a++) out->shape[a] = out->strides[a] = 0;
   return NDX_OK;
 }
 

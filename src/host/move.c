@@ -320,17 +320,22 @@ ndx_status ndx_transpose(ndx_layout *out, const ndx_layout *l, int a, int b) {
   return ndx_apply_as("ndx_transpose", out, &m, l);
 }
 
+/* Squeeze and unsqueeze are reshapes that only remove or insert an extent-1
+ * axis, whose stride the canonical form makes 0: the other axes keep their
+ * strides, so the result is built directly rather than by the reshape walk. */
 ndx_status ndx_squeeze(ndx_layout *out, const ndx_layout *l, int axis) {
   ndx_status st = check_axis("ndx_squeeze", l, axis);
   if (st != NDX_OK) return st;
   if (l->shape[axis] != 1)
     return ndx_fail(NDX_EINVAL, "ndx_squeeze: axis %d has extent %lld, not 1", axis,
                     (long long)l->shape[axis]);
-  int64_t shape[NDX_MAX_RANK];
+  int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK];
   for (int a = 0, k = 0; a < l->rank; a++)
-    if (a != axis) shape[k++] = l->shape[a];
-  ndx_move m = {.kind = NDX_RESHAPE, .n = l->rank - 1, .shape = shape};
-  return ndx_apply_as("ndx_squeeze", out, &m, l);
+    if (a != axis) {
+      shape[k] = l->shape[a];
+      strides[k++] = l->strides[a];
+    }
+  return ndx_build("ndx_squeeze", out, l->rank - 1, shape, strides, l->offset);
 }
 
 ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis) {
@@ -340,8 +345,10 @@ ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis) {
     return ndx_fail(NDX_EINVAL, "ndx_unsqueeze: axis %d is not in [0, %d]", axis, l->rank);
   if (l->rank == NDX_MAX_RANK)
     return ndx_fail(NDX_ERANGE, "ndx_unsqueeze: the layout already has %d axes", NDX_MAX_RANK);
-  int64_t shape[NDX_MAX_RANK];
-  for (int a = 0, k = 0; k <= l->rank; k++) shape[k] = k == axis ? 1 : l->shape[a++];
-  ndx_move m = {.kind = NDX_RESHAPE, .n = l->rank + 1, .shape = shape};
-  return ndx_apply_as("ndx_unsqueeze", out, &m, l);
+  int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK];
+  for (int a = 0, k = 0; k <= l->rank; k++) {
+    shape[k] = k == axis ? 1 : l->shape[a];
+    strides[k] = k == axis ? 0 : l->strides[a++];
+  }
+  return ndx_build("ndx_unsqueeze", out, l->rank + 1, shape, strides, l->offset);
 }
