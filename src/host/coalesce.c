@@ -5,7 +5,6 @@
  * extent[r] and takes its strides from old axis inner[r], the innermost of
  * the axes it merges. Then each layout is rewritten from its own entry alone,
  * so `out` may be `in`. Axes are never reordered. */
-#include <string.h>
 
 #include "ndx_internal.h"
 
