@@ -10,7 +10,8 @@
  *   ndx_rows_B       C-order elements [i*chunk, (i+1)*chunk), innermost
  *                    strides 1 on both sides (B = 8 .. 128)
  *   ndx_gather_B     the same with any strides
- *   ndx_transpose_B  one NDX_TILE x NDX_TILE tile
+ *   ndx_transpose_B  one tile of ndx_tile_shape (B = 1 .. 128; for B < 8
+ *                    only where ndx_tile_bits_ok)
  *   ndx_bytes_B      destination bytes [first + i*chunk, ...) for B = 1, 2, 4
  *   ndx_positions    operand 0 and 1 positions of every index (for tests) */
 #include "ndx/ndx_device.h"
@@ -33,6 +34,10 @@
 #define NDX_SUB_BYTE_KERNELS(B)                                                                    \
   __kernel void ndx_bytes_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk) {                         \
     NDX_W(ndx_copy_bytes_item)(p, dst, src, B, (long)get_global_id(0), chunk);                     \
+  }                                                                                                \
+  __kernel void ndx_transpose_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk) {                     \
+    (void)chunk;                                                                                   \
+    NDX_W(ndx_copy_tile_item)(p, dst, src, B, (long)get_global_id(0));                             \
   }
 
 NDX_WHOLE_BYTE_KERNELS(8)

@@ -318,6 +318,14 @@ Test(cl, contiguous_copies_take_the_buffer_path) {
   for (int w = 0; w < NWIDTHS; w++) check_copy(&d, &s, widths[w], 0, "buffer");
   ndx_layout one_d = make(0, NULL, NULL, 5), one_s = make(0, NULL, NULL, 3);
   for (int w = 3; w < NWIDTHS; w++) check_copy(&one_d, &one_s, widths[w], 0, "buffer");
+  /* a megabyte or more goes through the rows kernel, on both cores */
+  ndx_layout big_d = make(1, (int64_t[]){1 << 20}, (int64_t[]){1}, 3);
+  ndx_layout big_s = make(1, (int64_t[]){1 << 20}, (int64_t[]){1}, 7);
+  check_copy(&big_d, &big_s, 8, 0, "rows");
+  check_copy(&big_d, &big_s, 32, 0, "rows");
+  ndx_layout bits_d = make(1, (int64_t[]){1 << 20}, (int64_t[]){1}, 8);
+  ndx_layout bits_s = make(1, (int64_t[]){1 << 20}, (int64_t[]){1}, 16);
+  check_copy(&bits_d, &bits_s, 1, 0, "buffer"); /* sub-byte on whole bytes: always a buffer copy */
   /* a sub-byte copy that starts or ends inside a byte is not one */
   ndx_layout odd = make(1, (int64_t[]){13}, (int64_t[]){1}, 3);
   ndx_layout at0 = make(1, (int64_t[]){13}, (int64_t[]){1}, 0);
@@ -356,12 +364,74 @@ Test(cl, transposes_take_the_transpose_path) {
   cr_assert_eq(ndx_flip(&f4, &p4, 1), NDX_OK);
   ndx_layout d4 = contiguous(4, (int64_t[]){2, 11, 3, 9});
   for (int w = 3; w < NWIDTHS; w++) check_copy(&d4, &f4, widths[w], 0, "transpose");
-  /* a column broadcast along the destination rows reads one column */
+  /* a column broadcast along the destination rows fills each row with one
+   * value: rows whose source stride is 0 */
   ndx_layout col = contiguous(2, (int64_t[]){21, 1}), bc, d5 = contiguous(2, (int64_t[]){21, 17});
   cr_assert_eq(ndx_broadcast(&bc, &col, 2, (int64_t[]){21, 17}), NDX_OK);
-  for (int w = 3; w < NWIDTHS; w++) check_copy(&d5, &bc, widths[w], 0, "transpose");
+  for (int w = 3; w < NWIDTHS; w++) check_copy(&d5, &bc, widths[w], 0, "rows");
   /* sub-byte transposes go through the byte-range kernel */
   for (int w = 0; w < 3; w++) check_copy(&d, &s, widths[w], 0, "gather");
+}
+
+/* Transposes big enough for whole register blocks (2L x L elements, L = 16,
+ * 16, 8, 4 for 8, 16, 32, 64 bits) and several tiles, with edge blocks and
+ * edge tiles, an odd number of L-row bands (the last one an L x L block),
+ * thin matrices (2, 3 or 4 rows or columns: the interleaving loops; 5:
+ * blocks and edges), a batch and a source that starts mid-row. */
+Test(cl, transposes_in_register_blocks_every_width) {
+  need_device();
+  int64_t shapes[][2] = {{70, 133}, {64, 64}, {131, 67}, {3, 200}, {200, 3}, {33, 17},
+                         {2, 50}, {50, 2}, {4, 37}, {37, 4}, {5, 300}, {300, 5},
+                         {24, 40}, {40, 24}, {48, 50}, {50, 48}, {8, 8}, {16, 16}};
+  for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+    int64_t r = shapes[k][0], c = shapes[k][1];
+    ndx_layout src = contiguous(2, (int64_t[]){r, c}), t, d = contiguous(2, (int64_t[]){c, r});
+    cr_assert_eq(ndx_transpose(&t, &src, 0, 1), NDX_OK);
+    /* a source of two columns reads its rows with stride 2: strided rows */
+    const char *path = c == 2 ? "rows" : "transpose";
+    for (int w = 3; w < NWIDTHS; w++) {
+      check_copy(&d, &t, widths[w], 0, path);
+      check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, path);
+    }
+  }
+  /* batched, from a padded source at an odd offset */
+  ndx_layout s3 = make(3, (int64_t[]){3, 40, 70}, (int64_t[]){41 * 75, 1, 41}, 5),
+             d3 = contiguous(3, (int64_t[]){3, 40, 70});
+  for (int w = 3; w < NWIDTHS; w++) check_copy(&d3, &s3, widths[w], 0, "transpose");
+}
+
+/* Sub-byte transposes whose destination rows start on bytes take the tile
+ * kernel: word blocks (n x n, n = 64/bits) where the source rows start on
+ * bytes, byte by byte elsewhere (edges, a source at an odd element, a
+ * flipped source); rows that share bytes take the byte-range kernel. */
+Test(cl, sub_byte_transposes_own_whole_destination_bytes) {
+  need_device();
+  int64_t shapes[][2] = {{40, 72}, {136, 264}, {264, 136}, {8, 520}, {520, 8}, {72, 5}};
+  for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+    int64_t r = shapes[k][0], c = shapes[k][1];
+    ndx_layout src = contiguous(2, (int64_t[]){r, c}), t, d = contiguous(2, (int64_t[]){c, r});
+    cr_assert_eq(ndx_transpose(&t, &src, 0, 1), NDX_OK);
+    for (int w = 0; w < 3; w++) {
+      bool whole = r * widths[w] % 8 == 0; /* destination rows of r elements */
+      check_copy(&d, &t, widths[w], 0, whole ? "transpose" : "gather");
+      check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, whole ? "transpose" : "gather");
+    }
+  }
+  /* a source at an odd element, a flipped source, a padded destination at
+   * a byte offset, a batch */
+  ndx_layout odd = make(2, (int64_t[]){72, 40}, (int64_t[]){1, 73}, 3);
+  ndx_layout flip = make(2, (int64_t[]){72, 40}, (int64_t[]){-1, 72}, 71);
+  ndx_layout pad = make(2, (int64_t[]){72, 40}, (int64_t[]){48, 1}, 16);
+  ndx_layout d = contiguous(2, (int64_t[]){72, 40});
+  ndx_layout b3 = make(3, (int64_t[]){2, 72, 40}, (int64_t[]){72 * 40, 1, 72}, 0),
+             d3 = contiguous(3, (int64_t[]){2, 72, 40});
+  for (int w = 0; w < 3; w++) {
+    check_copy(&d, &odd, widths[w], 0, "transpose");
+    check_copy(&d, &flip, widths[w], 0, "transpose");
+    check_copy(&pad, &odd, widths[w], 0, "transpose");
+    check_copy(&d3, &b3, widths[w], 0, "transpose");
+    check_copy(&d3, &b3, widths[w], NDX_CL_PLAN_GATHER, "gather");
+  }
 }
 
 Test(cl, strided_and_reversed_copies_take_the_gather_path) {
@@ -377,11 +447,15 @@ Test(cl, strided_and_reversed_copies_take_the_gather_path) {
   /* a full reversal of a vector */
   ndx_layout v = contiguous(1, (int64_t[]){100}), rv;
   cr_assert_eq(ndx_flip(&rv, &v, 0), NDX_OK);
-  for (int w = 0; w < NWIDTHS; w++) check_copy(&v, &rv, widths[w], 0, "gather");
+  /* source strides 0, -1 and 2 under a unit destination stride are rows
+   * (ndx_copy_run has a vectorized loop for each) */
+  for (int w = 0; w < NWIDTHS; w++)
+    check_copy(&v, &rv, widths[w], 0, widths[w] >= 8 ? "rows" : "gather");
   /* overlapping windows as the source */
   ndx_layout base = contiguous(1, (int64_t[]){40}), win, dw = contiguous(2, (int64_t[]){11, 5});
   cr_assert_eq(ndx_unfold(&win, &base, 1, (ndx_window[]){{0, 5, 3, 2}}), NDX_OK);
-  for (int w = 0; w < NWIDTHS; w++) check_copy(&dw, &win, widths[w], 0, "gather");
+  for (int w = 0; w < NWIDTHS; w++)
+    check_copy(&dw, &win, widths[w], 0, widths[w] >= 8 ? "rows" : "gather"); /* dilation 2 */
 }
 
 Test(cl, every_kernel_in_the_64_bit_form) {

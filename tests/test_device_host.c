@@ -406,6 +406,8 @@ static void check_routine(oracle_rng *r, enum routine rt, const ndx_layout *d, c
     perm[k++] = t;
     perm[k++] = rank - 1;
     cr_assert_eq(ndx_pack_permute(buf, perm), NDX_OK);
+    /* sub-byte tiles need destination rows that start on bytes */
+    if (bits < 8 && !(h->wide ? ndx_tile_bits_ok_w64(h) : ndx_tile_bits_ok_w32(h))) return;
   }
   if (rt == RANGE_UNIT) {
     int in = (int)h->rank - 1;
@@ -444,6 +446,7 @@ Test(device_host, copy_routines_match_the_reference) {
       int bits = 1 << w;
       if (bits < 8) {
         check_routine(&r, BYTES, &d, &s, bits);
+        check_routine(&r, TILE, &d, &s, bits);
       } else {
         check_routine(&r, RANGE, &d, &s, bits);
         check_routine(&r, RANGE_UNIT, &d, &s, bits);
@@ -474,6 +477,30 @@ Test(device_host, copy_routines_on_unit_rows_and_full_tiles) {
     for (int w = 0; w < 3; w++) {
       check_routine(&r, BYTES, &d, &s, 1 << w);
       check_routine(&r, BYTES, &padded, &s, 1 << w);
+      check_routine(&r, TILE, &d, &s, 1 << w);
+      check_routine(&r, TILE, &padded, &s, 1 << w);
+    }
+  }
+}
+
+/* Sub-byte tiles big enough for whole word blocks (n x n elements, n =
+ * 64/bits) next to edge bytes: destination rows of whole bytes, sources
+ * contiguous, padded, at an odd element and flipped. */
+Test(device_host, sub_byte_tiles_in_word_blocks) {
+  oracle_rng r = {13};
+  int64_t shapes[][3] = {{1, 72, 136}, {2, 136, 72}, {1, 264, 64}, {3, 16, 40}};
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    int64_t *sh = shapes[i], ts[3] = {sh[0], sh[2], sh[1]};
+    ndx_layout d, c, s;
+    cr_assert_eq(ndx_contiguous(&d, 3, sh), NDX_OK);
+    cr_assert_eq(ndx_contiguous(&c, 3, ts), NDX_OK);
+    cr_assert_eq(ndx_transpose(&s, &c, 1, 2), NDX_OK);
+    ndx_layout odd = make(3, sh, (int64_t[]){sh[1] * sh[2] + 9, 1, sh[1] + 1}, 3);
+    ndx_layout flip = make(3, sh, (int64_t[]){sh[1] * sh[2], -1, sh[1]}, sh[1] - 1);
+    for (int w = 0; w < 3; w++) {
+      check_routine(&r, TILE, &d, &s, 1 << w);
+      check_routine(&r, TILE, &d, &odd, 1 << w);
+      check_routine(&r, TILE, &d, &flip, 1 << w);
     }
   }
 }
@@ -517,12 +544,16 @@ Test(device_host, no_byte_is_written_by_two_work_items) {
     random_shape(&r, rank, 7, shape);
     ndx_layout d = random_distinct(&r, rank, shape), s = random_like(&r, rank, shape, 6);
     int bits = 1 << oracle_between(&r, 0, 7);
-    enum routine rt = bits < 8 ? BYTES : (enum routine)oracle_between(&r, 0, 2);
+    enum routine rt = bits >= 8      ? (enum routine)oracle_between(&r, 0, 2)
+                      : iter % 3 == 0 ? BYTES
+                                      : TILE;
     uint64_t buf[PACK_WORDS];
     size_t used;
     cr_assert_eq(ndx_pack_copy(buf, sizeof buf, &used, &d, &s, bits), NDX_OK);
     ndx_pack_head *h = (ndx_pack_head *)buf;
-    if (rt == TILE && h->rank < 2) rt = RANGE;
+    if (rt == TILE && h->rank < 2) rt = bits < 8 ? BYTES : RANGE;
+    if (rt == TILE && bits < 8 && !(h->wide ? ndx_tile_bits_ok_w64(h) : ndx_tile_bits_ok_w32(h)))
+      rt = BYTES;
     int in = (int)h->rank - 1; /* RANGE_UNIT promises unit innermost strides */
     if (rt == RANGE_UNIT && (ndx_stride_w32(h, 0, in) != 1 || ndx_stride_w32(h, 1, in) != 1))
       rt = RANGE;

@@ -38,6 +38,12 @@ static const char *const path_name[] = {"empty", "buffer", "rows", "transpose", 
 #define BYTES_ELEMS 2048
 #define LOCAL_SIZE 64
 
+/* A contiguous copy of at least this many bytes runs the rows kernel: on
+ * PoCL clEnqueueCopyBuffer is one thread's memcpy, about half the
+ * bandwidth of a kernel on both cores; below it, the enqueue cost of a
+ * kernel (a pack buffer, arguments) outweighs the copy. */
+#define KERNEL_COPY_BYTES (1 << 20)
+
 struct ndx_cl {
   cl_context context;
   cl_device_id device;
@@ -173,7 +179,8 @@ static ndx_status build_program(ndx_cl *cl, int wide) {
   cl->program[wide] = p;
   for (int k = 0; k < K_KINDS; k++) {
     for (int w = 0; w < NWIDTHS; w++) {
-      if ((k == K_BYTES) != (w < 3)) continue; /* bytes: 1, 2, 4; others: 8 .. 128 */
+      /* bytes: 1, 2, 4; rows and gather: 8 .. 128; transpose: all */
+      if (k != K_TRANSPOSE && (k == K_BYTES) != (w < 3)) continue;
       char name[32];
       snprintf(name, sizeof name, "ndx_%s_%d", kind_name[k], 1 << w);
       cl_kernel kr = clCreateKernel(p, name, &e);
@@ -276,6 +283,13 @@ static int transpose_axis(const pair *q) {
   return -1;
 }
 
+/* A source stride that ndx_copy_run copies with a vectorized loop when the
+ * destination's is 1 (a broadcast, a flip, a step-2 slice): such rows go
+ * the rows path's way, through the gather kernel, which has those loops. */
+static bool strided_row(int64_t ss) {
+  return ss == 0 || ss == -1 || ss == 2;
+}
+
 static enum path choose_path(const pair *q, int bits, unsigned flags) {
   if (q->numel == 0) return P_EMPTY;
   int in = q->rank - 1;
@@ -283,12 +297,13 @@ static enum path choose_path(const pair *q, int bits, unsigned flags) {
   /* A single element coalesces to [1] with strides 0: contiguous too. */
   bool unit_d = q->sd[in] == 1 || q->numel == 1, unit_s = q->ss[in] == 1 || q->numel == 1;
   if (q->rank == 1 && unit_d && unit_s) {
-    if (bits >= 8) return P_BUFFER;
+    if (bits >= 8) return q->numel * (bits / 8) >= KERNEL_COPY_BYTES ? P_ROWS : P_BUFFER;
     if ((q->od * bits) % 8 == 0 && (q->os * bits) % 8 == 0 && (q->numel * bits) % 8 == 0)
       return P_BUFFER;
   }
-  if (bits < 8) return P_GATHER;
-  if (unit_d && unit_s) return P_ROWS;
+  if (bits < 8) /* the plan checks ndx_tile_bits_ok once the pack is permuted */
+    return q->sd[in] == 1 && q->rank >= 2 && transpose_axis(q) >= 0 ? P_TRANSPOSE : P_GATHER;
+  if (unit_d && (unit_s || strided_row(q->ss[in]))) return P_ROWS;
   if (q->sd[in] == 1 && q->rank >= 2 && transpose_axis(q) >= 0) return P_TRANSPOSE;
   return P_GATHER;
 }
@@ -360,6 +375,7 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
   }
 
   enum kind kind = path == P_ROWS ? K_ROWS : path == P_TRANSPOSE ? K_TRANSPOSE : K_GATHER;
+  if (path == P_ROWS && q.ss[q.rank - 1] != 1 && q.numel > 1) kind = K_GATHER;
   int64_t items, chunk = 0;
   if (path == P_TRANSPOSE) {
     /* The source's unit axis second-to-last, the destination's last. */
@@ -375,6 +391,20 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
       return st;
     }
     items = h->wide ? ndx_tile_count_w64(h) : ndx_tile_count_w32(h);
+    if (bits < 8 && !(h->wide ? ndx_tile_bits_ok_w64(h) : ndx_tile_bits_ok_w32(h))) {
+      /* destination rows that share bytes: the byte-range kernel, which
+       * needs the pack in ndx_pack_copy's order again */
+      path = plan->path = P_GATHER;
+      st = ndx_pack_copy(buf, sizeof buf, &used, dst_l, src_l, bits);
+      if (st == NDX_OK && (flags & NDX_CL_PLAN_WIDE)) st = ndx_pack_widen(buf, sizeof buf, &used);
+      if (st != NDX_OK) {
+        free(plan);
+        return st;
+      }
+    }
+  }
+  if (path == P_TRANSPOSE) {
+    kind = K_TRANSPOSE; /* items counted above */
   } else if (bits < 8) {
     kind = K_BYTES;
     int64_t first, end;
