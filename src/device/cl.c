@@ -13,6 +13,7 @@
 
 #include "cl_internal.h"
 #include "ndx/ndx_pack.h"
+#include "host/copy_plan.h"
 #include "host/ndx_internal.h"
 
 #define NDX_WIDE 0
@@ -63,18 +64,14 @@ struct ndx_cl_plan {
   size_t items, global, local;
   cl_long chunk;
   size_t dst_off, src_off, bytes; /* the buffer path */
-  cl_ulong dst_lo, dst_end;       /* bytes each layout's span touches */
-  cl_ulong src_lo, src_end;
+  int64_t dst_lo, dst_end;        /* bytes each layout's span touches */
+  int64_t src_lo, src_end;
 };
 
 static int log2_bits(int bits) {
   int l = 0;
   while ((1 << l) < bits) l++;
   return l;
-}
-
-static bool valid_bits(int bits) {
-  return bits >= 1 && bits <= 128 && (bits & (bits - 1)) == 0;
 }
 
 static const char *cl_error_name(cl_int e) {
@@ -251,38 +248,6 @@ ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) 
 
 /* ---- Plans ----------------------------------------------------------------- */
 
-/* The normalized pair as the pack holds it. */
-typedef struct pair {
-  int rank;
-  int64_t numel, od, os;
-  int64_t d[NDX_PACK_MAX_RANK], sd[NDX_PACK_MAX_RANK], ss[NDX_PACK_MAX_RANK];
-} pair;
-
-static void read_pair(const ndx_pack_head *p, pair *q) {
-  q->rank = (int)p->rank;
-  q->numel = p->numel;
-  q->od = p->wide ? ndx_offset_w64(p, 0) : ndx_offset_w32(p, 0);
-  q->os = p->wide ? ndx_offset_w64(p, 1) : ndx_offset_w32(p, 1);
-  for (int a = 0; a < q->rank; a++) {
-    q->d[a] = p->wide ? ndx_extent_w64(p, a) : ndx_extent_w32(p, a);
-    q->sd[a] = p->wide ? ndx_stride_w64(p, 0, a) : ndx_stride_w32(p, 0, a);
-    q->ss[a] = p->wide ? ndx_stride_w64(p, 1, a) : ndx_stride_w32(p, 1, a);
-  }
-}
-
-static int64_t abs64(int64_t v) {
-  return v < 0 ? -v : v;
-}
-
-/* The axis (not the last) whose source stride is +-1, for a transpose: the
- * destination runs along the last axis, the source along this one. -1 when
- * none. */
-static int transpose_axis(const pair *q) {
-  for (int a = q->rank - 2; a >= 0; a--)
-    if (abs64(q->ss[a]) == 1) return a;
-  return -1;
-}
-
 /* A source stride that ndx_copy_run copies with a vectorized loop when the
  * destination's is 1 (a broadcast, a flip, a step-2 slice): such rows go
  * the rows path's way, through the gather kernel, which has those loops. */
@@ -290,7 +255,7 @@ static bool strided_row(int64_t ss) {
   return ss == 0 || ss == -1 || ss == 2;
 }
 
-static enum path choose_path(const pair *q, int bits, unsigned flags) {
+static enum path choose_path(const ndx_copy_pair *q, int bits, unsigned flags) {
   if (q->numel == 0) return P_EMPTY;
   int in = q->rank - 1;
   if (flags & NDX_CL_PLAN_GATHER) return P_GATHER;
@@ -302,23 +267,15 @@ static enum path choose_path(const pair *q, int bits, unsigned flags) {
       return P_BUFFER;
   }
   if (bits < 8) /* the plan checks ndx_tile_bits_ok once the pack is permuted */
-    return q->sd[in] == 1 && q->rank >= 2 && transpose_axis(q) >= 0 ? P_TRANSPOSE : P_GATHER;
+    return q->sd[in] == 1 && q->rank >= 2 && ndx_copy_transpose_axis(q) >= 0 ? P_TRANSPOSE
+                                                                             : P_GATHER;
   if (unit_d && (unit_s || strided_row(q->ss[in]))) return P_ROWS;
-  if (q->sd[in] == 1 && q->rank >= 2 && transpose_axis(q) >= 0) return P_TRANSPOSE;
+  if (q->sd[in] == 1 && q->rank >= 2 && ndx_copy_transpose_axis(q) >= 0) return P_TRANSPOSE;
   return P_GATHER;
 }
 
 static size_t round_up(size_t n, size_t m) {
   return (n + m - 1) / m * m;
-}
-
-/* Bytes [lo, end) that the positions of `l` touch at `bits` bits each. */
-static void byte_span(const ndx_layout *l, int bits, cl_ulong *lo, cl_ulong *end) {
-  int64_t a, b;
-  ndx_span(l, &a, &b);
-  *lo = (cl_ulong)a * (cl_ulong)bits / 8;
-  *end = ((cl_ulong)b * (cl_ulong)bits + 7) / 8;
-  if (a == b) *lo = *end = 0;
 }
 
 ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *dst_l,
@@ -330,42 +287,26 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
                     : !cl    ? "cl"
                     : !dst_l ? "dst_l"
                              : "src_l");
-  if (!valid_bits(bits))
-    return ndx_fail(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", fn, bits);
   if (flags & ~(unsigned)(NDX_CL_PLAN_WIDE | NDX_CL_PLAN_GATHER))
     return ndx_fail(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
-  bool same = dst_l->rank == src_l->rank;
-  for (int a = 0; same && a < dst_l->rank; a++) same = dst_l->shape[a] == src_l->shape[a];
-  if (!same) {
-    char d[NDX_DIMS_BUF], s[NDX_DIMS_BUF];
-    return ndx_fail(NDX_EINVAL, "%s: dst_l has shape %s, src_l has %s", fn,
-                    ndx_fmt_dims(d, sizeof d, dst_l->rank, dst_l->shape),
-                    ndx_fmt_dims(s, sizeof s, src_l->rank, src_l->shape));
-  }
-  if (!ndx_is_distinct(dst_l)) {
-    char d[NDX_DIMS_BUF], s[NDX_DIMS_BUF];
-    return ndx_fail(NDX_EINVAL,
-                    "%s: dst_l (shape %s, strides %s) is not distinct: two elements would share "
-                    "a position",
-                    fn, ndx_fmt_dims(d, sizeof d, dst_l->rank, dst_l->shape),
-                    ndx_fmt_dims(s, sizeof s, dst_l->rank, dst_l->strides));
-  }
+  ndx_status st = ndx_copy_check(fn, dst_l, src_l, bits);
+  if (st != NDX_OK) return st;
   uint64_t buf[NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK) / 8];
   size_t used;
-  ndx_status st = ndx_pack_copy(buf, sizeof buf, &used, dst_l, src_l, bits);
+  st = ndx_pack_copy(buf, sizeof buf, &used, dst_l, src_l, bits);
   if (st == NDX_OK && (flags & NDX_CL_PLAN_WIDE)) st = ndx_pack_widen(buf, sizeof buf, &used);
   if (st != NDX_OK) return st;
   ndx_pack_head *h = (ndx_pack_head *)buf;
-  pair q;
-  read_pair(h, &q);
+  ndx_copy_pair q;
+  ndx_copy_pair_read(h, &q);
   enum path path = choose_path(&q, bits, flags);
 
   ndx_cl_plan *plan = calloc(1, sizeof *plan);
   if (!plan) return ndx_fail(NDX_ENOMEM, "%s: out of host memory", fn);
   plan->cl = cl;
   plan->path = path;
-  byte_span(dst_l, bits, &plan->dst_lo, &plan->dst_end);
-  byte_span(src_l, bits, &plan->src_lo, &plan->src_end);
+  ndx_copy_byte_span(dst_l, bits, &plan->dst_lo, &plan->dst_end);
+  ndx_copy_byte_span(src_l, bits, &plan->src_lo, &plan->src_end);
   if (path == P_EMPTY) goto done;
   if (path == P_BUFFER) {
     plan->dst_off = (size_t)(q.od * bits / 8);
@@ -380,7 +321,7 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
   if (path == P_TRANSPOSE) {
     /* The source's unit axis second-to-last, the destination's last. */
     int32_t perm[NDX_PACK_MAX_RANK];
-    int t = transpose_axis(&q), r = 0;
+    int t = ndx_copy_transpose_axis(&q), r = 0;
     for (int a = 0; a < q.rank - 1; a++)
       if (a != t) perm[r++] = a;
     perm[r++] = t;
