@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "host/copy_plan.h"
 #include "host/ndx_internal.h"
 #include "ndx/ndx_cuda.h"
 
@@ -24,42 +25,7 @@
 
 enum path { P_EMPTY, P_BUFFER, P_ROWS, P_TRANSPOSE, P_GATHER };
 
-/* The normalized pair as the pack holds it. */
-typedef struct pair {
-  int rank;
-  int64_t numel, od, os;
-  int64_t d[NDX_PACK_MAX_RANK], sd[NDX_PACK_MAX_RANK], ss[NDX_PACK_MAX_RANK];
-} pair;
-
-static void read_pair(const ndx_pack_head *p, pair *q) {
-  q->rank = (int)p->rank;
-  q->numel = p->numel;
-  q->od = p->wide ? ndx_offset_w64(p, 0) : ndx_offset_w32(p, 0);
-  q->os = p->wide ? ndx_offset_w64(p, 1) : ndx_offset_w32(p, 1);
-  for (int a = 0; a < q->rank; a++) {
-    q->d[a] = p->wide ? ndx_extent_w64(p, a) : ndx_extent_w32(p, a);
-    q->sd[a] = p->wide ? ndx_stride_w64(p, 0, a) : ndx_stride_w32(p, 0, a);
-    q->ss[a] = p->wide ? ndx_stride_w64(p, 1, a) : ndx_stride_w32(p, 1, a);
-  }
-}
-
-static int64_t abs64(int64_t v) {
-  return v < 0 ? -v : v;
-}
-
-static bool valid_bits(int bits) {
-  return bits >= 1 && bits <= 128 && (bits & (bits - 1)) == 0;
-}
-
-/* The axis (not the last) whose source stride is +-1, for a transpose; -1
- * when none. The same choice as ndx_cl's. */
-static int transpose_axis(const pair *q) {
-  for (int a = q->rank - 2; a >= 0; a--)
-    if (abs64(q->ss[a]) == 1) return a;
-  return -1;
-}
-
-static enum path choose_path(const pair *q, int bits, unsigned flags) {
+static enum path choose_path(const ndx_copy_pair *q, int bits, unsigned flags) {
   if (q->numel == 0) return P_EMPTY;
   if (flags & NDX_CUDA_PLAN_GATHER) return P_GATHER;
   int in = q->rank - 1;
@@ -70,17 +36,8 @@ static enum path choose_path(const pair *q, int bits, unsigned flags) {
       return P_BUFFER;
   }
   if (bits >= 8 && unit_d && unit_s) return P_ROWS;
-  if (q->sd[in] == 1 && q->rank >= 2 && transpose_axis(q) >= 0) return P_TRANSPOSE;
+  if (q->sd[in] == 1 && q->rank >= 2 && ndx_copy_transpose_axis(q) >= 0) return P_TRANSPOSE;
   return P_GATHER;
-}
-
-/* Bytes [lo, end) that the positions of `l` touch at `bits` bits each. */
-static void byte_span(const ndx_layout *l, int bits, int64_t *lo, int64_t *end) {
-  int64_t a, b;
-  ndx_span(l, &a, &b);
-  *lo = a * bits / 8;
-  *end = (b * bits + 7) / 8;
-  if (a == b) *lo = *end = 0;
 }
 
 static int64_t ceil_div(int64_t a, int64_t b) {
@@ -110,7 +67,8 @@ static void start_step(ndx_cuda_step *s, int kernel, const uint64_t *pack, int b
 
 /* FLAT in `mode`. For UNIT and REV, the widest vector the strides allow: the
  * row length and every outer stride (both sides) must be whole vectors. */
-static void flat_step(ndx_cuda_step *s, const uint64_t *pack, const pair *q, int bits, int mode) {
+static void flat_step(ndx_cuda_step *s, const uint64_t *pack, const ndx_copy_pair *q, int bits,
+                      int mode) {
   start_step(s, NDX_CUDA_FLAT, pack, bits);
   int es = bits / 8;
   s->args.mode = mode;
@@ -133,8 +91,8 @@ static void flat_step(ndx_cuda_step *s, const uint64_t *pack, const pair *q, int
 
 /* TILE over the permuted pack [batch..., (K2), K, (J2), J] (gk, gj: whether
  * K2, J2 are there). */
-static void tile_step(ndx_cuda_step *s, const uint64_t *pack, const pair *q, int bits, int gk,
-                      int gj) {
+static void tile_step(ndx_cuda_step *s, const uint64_t *pack, const ndx_copy_pair *q, int bits,
+                      int gk, int gj) {
   start_step(s, NDX_CUDA_TILE, pack, bits);
   ndx_cuda_args *a = &s->args;
   int r = q->rank, kin = r - 2 - gj;
@@ -173,7 +131,7 @@ static void tile_step(ndx_cuda_step *s, const uint64_t *pack, const pair *q, int
 /* WORDS's needs on the permuted pack: unit strides (destination along j,
  * source along k), every position of a row start on a 32-bit word, and at
  * least one whole tile. */
-static bool words_fit(const pair *q, int bits) {
+static bool words_fit(const ndx_copy_pair *q, int bits) {
   int r = q->rank;
   if (bits > 16 || r < 2) return false;
   int64_t e = 32 / bits;
@@ -186,7 +144,7 @@ static bool words_fit(const pair *q, int bits) {
   return q->d[r - 2] >= NDX_WORDS_TK(bits) && q->d[r - 1] >= NDX_WORDS_TJ(bits);
 }
 
-static void words_step(ndx_cuda_step *s, const uint64_t *pack, const pair *q, int bits) {
+static void words_step(ndx_cuda_step *s, const uint64_t *pack, const ndx_copy_pair *q, int bits) {
   start_step(s, NDX_CUDA_WORDS, pack, bits);
   ndx_cuda_args *a = &s->args;
   int r = q->rank;
@@ -203,7 +161,7 @@ static void words_step(ndx_cuda_step *s, const uint64_t *pack, const pair *q, in
   magic64(a->nk, &a->mnk, &a->snk);
 }
 
-static void bytes_step(ndx_cuda_step *s, const uint64_t *pack, const pair *q, int bits) {
+static void bytes_step(ndx_cuda_step *s, const uint64_t *pack, const ndx_copy_pair *q, int bits) {
   start_step(s, NDX_CUDA_BYTES, pack, bits);
   const ndx_pack_head *h = (const ndx_pack_head *)pack;
   int64_t first, end;
@@ -223,7 +181,7 @@ static ndx_status fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l, cons
 
 /* Permutes the pack in `buf` (whose pair is `q`) to [batch..., (k2), k, (j2),
  * j], j the last axis; k2 and j2 are -1 when absent. */
-static ndx_status permute_for_tile(uint64_t *buf, const pair *q, int k, int k2, int j2) {
+static ndx_status permute_for_tile(uint64_t *buf, const ndx_copy_pair *q, int k, int k2, int j2) {
   int32_t perm[NDX_PACK_MAX_RANK];
   int j = q->rank - 1, r = 0;
   for (int a = 0; a < q->rank; a++)
@@ -240,8 +198,8 @@ static ndx_status permute_for_tile(uint64_t *buf, const pair *q, int k, int k2, 
  * k < dk, j >= dj. Their destination bytes are disjoint from the main
  * part's: every destination row starts on a word and the main part ends on
  * a word in each row. */
-static ndx_status add_edges(struct ndx_cuda_plan *plan, const pair *q, const ndx_cuda_args *a,
-                            int bits, unsigned flags, int depth) {
+static ndx_status add_edges(struct ndx_cuda_plan *plan, const ndx_copy_pair *q,
+                            const ndx_cuda_args *a, int bits, unsigned flags, int depth) {
   int r = q->rank;
   for (int strip = 0; strip < 2; strip++) {
     int64_t shape[NDX_PACK_MAX_RANK];
@@ -282,12 +240,12 @@ static ndx_status fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l, cons
   if (st == NDX_OK && (flags & NDX_CUDA_PLAN_WIDE)) st = ndx_pack_widen(buf, sizeof buf, &used);
   if (st != NDX_OK) return st;
   ndx_pack_head *h = (ndx_pack_head *)buf;
-  pair q;
-  read_pair(h, &q);
+  ndx_copy_pair q;
+  ndx_copy_pair_read(h, &q);
   memset(plan, 0, sizeof *plan);
   plan->bits = bits;
-  byte_span(dst_l, bits, &plan->dst_lo, &plan->dst_end);
-  byte_span(src_l, bits, &plan->src_lo, &plan->src_end);
+  ndx_copy_byte_span(dst_l, bits, &plan->dst_lo, &plan->dst_end);
+  ndx_copy_byte_span(src_l, bits, &plan->src_lo, &plan->src_end);
   enum path path = choose_path(&q, bits, flags);
   plan->path = path;
   int in = q.rank - 1;
@@ -319,12 +277,12 @@ static ndx_status fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l, cons
   /* WORDS: the source's unit axis second-to-last, the destination's last. */
   uint64_t orig[NDX_CUDA_PACK_BYTES / 8];
   memcpy(orig, buf, h->size);
-  pair o = q;
-  int t = transpose_axis(&o);
+  ndx_copy_pair o = q;
+  int t = ndx_copy_transpose_axis(&o);
   if (!(flags & NDX_CUDA_PLAN_NO_WORDS) && depth == 0 && bits <= 16) {
     st = permute_for_tile(buf, &o, t, -1, -1);
     if (st != NDX_OK) return st;
-    read_pair(h, &q);
+    ndx_copy_pair_read(h, &q);
     if (words_fit(&q, bits)) {
       ndx_cuda_step *s = &plan->step[plan->nsteps++];
       words_step(s, buf, &q, bits);
@@ -353,7 +311,7 @@ static ndx_status fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l, cons
       if (a != t && a != j2 && o.ss[a] == o.d[t] * o.ss[t]) k2 = a;
   st = permute_for_tile(buf, &o, t, k2, j2);
   if (st != NDX_OK) return st;
-  read_pair(h, &q);
+  ndx_copy_pair_read(h, &q);
   tile_step(&plan->step[plan->nsteps++], buf, &q, bits, k2 >= 0, j2 >= 0);
   return NDX_OK;
 }
@@ -363,28 +321,12 @@ ndx_status ndx_cuda_plan_fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_
   static const char fn[] = "ndx_cuda_plan_create";
   if (!plan || !dst_l || !src_l)
     return ndx_fail(NDX_EINVAL, "%s: %s is NULL", fn, !plan ? "out" : !dst_l ? "dst_l" : "src_l");
-  if (!valid_bits(bits))
-    return ndx_fail(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", fn, bits);
   if (flags & ~(unsigned)(NDX_CUDA_PLAN_WIDE | NDX_CUDA_PLAN_GATHER | NDX_CUDA_PLAN_NO_WORDS))
     return ndx_fail(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
-  bool same = dst_l->rank == src_l->rank;
-  for (int a = 0; same && a < dst_l->rank; a++) same = dst_l->shape[a] == src_l->shape[a];
-  if (!same) {
-    char d[NDX_DIMS_BUF], s[NDX_DIMS_BUF];
-    return ndx_fail(NDX_EINVAL, "%s: dst_l has shape %s, src_l has %s", fn,
-                    ndx_fmt_dims(d, sizeof d, dst_l->rank, dst_l->shape),
-                    ndx_fmt_dims(s, sizeof s, src_l->rank, src_l->shape));
-  }
-  if (!ndx_is_distinct(dst_l)) {
-    char d[NDX_DIMS_BUF], s[NDX_DIMS_BUF];
-    return ndx_fail(NDX_EINVAL,
-                    "%s: dst_l (shape %s, strides %s) is not distinct: two elements would share "
-                    "a position",
-                    fn, ndx_fmt_dims(d, sizeof d, dst_l->rank, dst_l->shape),
-                    ndx_fmt_dims(s, sizeof s, dst_l->rank, dst_l->strides));
-  }
+  ndx_status st = ndx_copy_check(fn, dst_l, src_l, bits);
+  if (st != NDX_OK) return st;
   struct ndx_cuda_plan tmp;
-  ndx_status st = fill(&tmp, dst_l, src_l, bits, flags, 0);
+  st = fill(&tmp, dst_l, src_l, bits, flags, 0);
   if (st == NDX_OK) *plan = tmp;
   return st;
 }
