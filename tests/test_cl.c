@@ -381,8 +381,8 @@ Test(cl, transposes_take_the_transpose_path) {
 Test(cl, transposes_in_register_blocks_every_width) {
   need_device();
   int64_t shapes[][2] = {{70, 133}, {64, 64}, {131, 67}, {3, 200}, {200, 3}, {33, 17},
-                         {2, 50}, {50, 2}, {4, 37}, {37, 4}, {5, 300}, {300, 5},
-                         {24, 40}, {40, 24}, {48, 50}, {50, 48}, {8, 8}, {16, 16}};
+                         {2, 50},   {50, 2},  {4, 37},   {37, 4},  {5, 300}, {300, 5},
+                         {24, 40},  {40, 24}, {48, 50},  {50, 48}, {8, 8},   {16, 16}};
   for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
     int64_t r = shapes[k][0], c = shapes[k][1];
     ndx_layout src = contiguous(2, (int64_t[]){r, c}), t, d = contiguous(2, (int64_t[]){c, r});

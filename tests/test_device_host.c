@@ -11,6 +11,7 @@
 
 #include "ndx/ndx_pack.h"
 #include "oracle.h"
+#include "suite.h"
 
 #define NDX_WIDE 0
 #include "ndx/ndx_device.h"
@@ -19,44 +20,6 @@
 #include "ndx/ndx_device.h"
 
 #define PACK_WORDS (NDX_PACK_MAX_BYTES(NDX_PACK_MAX_OPS, NDX_MAX_RANK) / 8)
-
-static ndx_layout make(int rank, const int64_t *shape, const int64_t *strides, int64_t offset) {
-  ndx_layout l;
-  ndx_status s = ndx_make(&l, rank, shape, strides, offset);
-  cr_assert_eq(s, NDX_OK, "ndx_make: %s", ndx_last_error());
-  return l;
-}
-
-/* A layout of `shape` with random strides in [-max_stride, max_stride]. */
-static ndx_layout random_like(oracle_rng *r, int rank, const int64_t *shape, int64_t max_stride) {
-  int64_t strides[NDX_MAX_RANK], offset = oracle_between(r, 0, 5);
-  for (int a = 0; a < rank; a++) {
-    strides[a] = oracle_between(r, -max_stride, max_stride);
-    if (shape[a] > 1 && strides[a] < 0) offset += (shape[a] - 1) * -strides[a];
-  }
-  return make(rank, shape, strides, offset);
-}
-
-/* A random distinct layout of `shape`: a permuted C-order layout with gaps,
- * some axes flipped. */
-static ndx_layout random_distinct(oracle_rng *r, int rank, const int64_t *shape) {
-  int32_t perm[NDX_MAX_RANK];
-  for (int a = 0; a < rank; a++) perm[a] = a;
-  for (int a = rank - 1; a > 0; a--) {
-    int b = (int)oracle_between(r, 0, a);
-    int32_t t = perm[a];
-    perm[a] = perm[b];
-    perm[b] = t;
-  }
-  int64_t strides[NDX_MAX_RANK], offset = oracle_between(r, 0, 9), s = oracle_between(r, 1, 2);
-  for (int x = rank - 1; x >= 0; x--) {
-    int a = perm[x];
-    strides[a] = oracle_between(r, 0, 3) == 0 ? -s : s;
-    if (strides[a] < 0 && shape[a] > 1) offset += (shape[a] - 1) * s;
-    s *= shape[a] > 0 ? shape[a] + oracle_between(r, 0, 1) : 1;
-  }
-  return make(rank, shape, strides, offset);
-}
 
 static void random_shape(oracle_rng *r, int rank, int64_t max_extent, int64_t *shape) {
   for (int a = 0; a < rank; a++) shape[a] = oracle_between(r, 1, max_extent);
@@ -544,7 +507,7 @@ Test(device_host, no_byte_is_written_by_two_work_items) {
     random_shape(&r, rank, 7, shape);
     ndx_layout d = random_distinct(&r, rank, shape), s = random_like(&r, rank, shape, 6);
     int bits = 1 << oracle_between(&r, 0, 7);
-    enum routine rt = bits >= 8      ? (enum routine)oracle_between(&r, 0, 2)
+    enum routine rt = bits >= 8       ? (enum routine)oracle_between(&r, 0, 2)
                       : iter % 3 == 0 ? BYTES
                                       : TILE;
     uint64_t buf[PACK_WORDS];

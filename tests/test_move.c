@@ -13,20 +13,6 @@
 
 #define P53 (INT64_C(1) << 53)
 
-static const int64_t none[1] = {0}; /* a non-NULL array for rank 0 */
-
-static void expect_layout(const ndx_layout *l, int rank, const int64_t *shape,
-                          const int64_t *strides, int64_t offset, const char *what) {
-  char got[512];
-  oracle_describe(got, sizeof got, l);
-  cr_assert_eq(l->rank, rank, "%s: rank, got %s", what, got);
-  for (int a = 0; a < rank; a++) {
-    cr_assert_eq(l->shape[a], shape[a], "%s: extent of axis %d, got %s", what, a, got);
-    cr_assert_eq(l->strides[a], strides[a], "%s: stride of axis %d, got %s", what, a, got);
-  }
-  cr_assert_eq(l->offset, offset, "%s: offset, got %s", what, got);
-}
-
 static ndx_move reshape_move(int n, const int64_t *shape) {
   return (ndx_move){.kind = NDX_RESHAPE, .n = n, .shape = shape};
 }

@@ -9,6 +9,7 @@
 
 #include "ndx/ndx_pack.h"
 #include "oracle.h"
+#include "suite.h"
 
 #define NDX_WIDE 0
 #include "ndx/ndx_device.h"
@@ -17,19 +18,6 @@
 #include "ndx/ndx_device.h"
 
 #define PACK_WORDS (NDX_PACK_MAX_BYTES(NDX_PACK_MAX_OPS, NDX_MAX_RANK) / 8)
-
-static ndx_layout make(int rank, const int64_t *shape, const int64_t *strides, int64_t offset) {
-  ndx_layout l;
-  ndx_status s = ndx_make(&l, rank, shape, strides, offset);
-  cr_assert_eq(s, NDX_OK, "ndx_make: %s", ndx_last_error());
-  return l;
-}
-
-static ndx_layout contiguous(int rank, const int64_t *shape) {
-  ndx_layout l;
-  cr_assert_eq(ndx_contiguous(&l, rank, shape), NDX_OK, "%s", ndx_last_error());
-  return l;
-}
 
 /* Word i of a pack, whatever its form. */
 static int64_t word(const ndx_pack_head *h, int i) {
@@ -57,37 +45,6 @@ static int64_t pack_position(const ndx_pack_head *h, int k, int64_t i) {
     i /= d;
   }
   return pos;
-}
-
-/* A layout of `shape` with random strides in [-max_stride, max_stride]. */
-static ndx_layout random_like(oracle_rng *r, int rank, const int64_t *shape, int64_t max_stride) {
-  int64_t strides[NDX_MAX_RANK], offset = oracle_between(r, 0, 5);
-  for (int a = 0; a < rank; a++) {
-    strides[a] = oracle_between(r, -max_stride, max_stride);
-    if (shape[a] > 1 && strides[a] < 0) offset += (shape[a] - 1) * -strides[a];
-  }
-  return make(rank, shape, strides, offset);
-}
-
-/* A random distinct layout of `shape`: a permuted C-order layout with gaps,
- * some axes flipped. */
-static ndx_layout random_distinct(oracle_rng *r, int rank, const int64_t *shape) {
-  int32_t perm[NDX_MAX_RANK];
-  for (int a = 0; a < rank; a++) perm[a] = a;
-  for (int a = rank - 1; a > 0; a--) {
-    int b = (int)oracle_between(r, 0, a);
-    int32_t t = perm[a];
-    perm[a] = perm[b];
-    perm[b] = t;
-  }
-  int64_t strides[NDX_MAX_RANK], offset = oracle_between(r, 0, 3), s = oracle_between(r, 1, 2);
-  for (int x = rank - 1; x >= 0; x--) {
-    int a = perm[x];
-    strides[a] = oracle_between(r, 0, 3) == 0 ? -s : s;
-    if (strides[a] < 0 && shape[a] > 1) offset += (shape[a] - 1) * s;
-    s *= shape[a] > 0 ? shape[a] + oracle_between(r, 0, 1) : 1;
-  }
-  return make(rank, shape, strides, offset);
 }
 
 static int cmp_pairs(const void *a, const void *b) {
