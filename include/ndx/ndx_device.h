@@ -151,8 +151,11 @@ NDX_FN ndx_u64 ndx_host_mulhi64(ndx_u64 a, ndx_u64 b) {
  * tile (its index math, the loop set-up) stays small next to its bytes, and
  * a whole tile's source and destination lines still fit the L1 cache. */
 NDX_FN int ndx_tile_side(int bits) {
-  return bits == 1 ? 32 * NDX_TILE : bits < 8 ? 16 * NDX_TILE : bits <= 16 ? 8 * NDX_TILE
-         : bits == 128 ? 2 * NDX_TILE : 4 * NDX_TILE;
+  return bits == 1     ? 32 * NDX_TILE
+         : bits < 8    ? 16 * NDX_TILE
+         : bits <= 16  ? 8 * NDX_TILE
+         : bits == 128 ? 2 * NDX_TILE
+                       : 4 * NDX_TILE;
 }
 
 /* Bytes of the private buffer a sub-byte tile stages its source in: a
@@ -287,8 +290,8 @@ NDX_FN int ndx_tile_lanes(int bits) {
  * shuffles to LLVM; the loops must unroll for the rows to live in
  * registers. */
 #define NDX_DEFINE_BLOCK(T, V, L, LOG2)                                                            \
-  /* unaligned vector accesses: PoCL's vloadN and vstoreN of char and short                      \
-   * vectors go element by element */                                                             \
+  /* unaligned vector accesses: PoCL's vloadN and vstoreN of char and short                        \
+   * vectors go element by element */                                                              \
   typedef struct __attribute__((packed)) ndx_packed_##V {                                          \
     V v;                                                                                           \
   } ndx_packed_##V;                                                                                \
@@ -322,7 +325,7 @@ NDX_FN int ndx_tile_lanes(int bits) {
       ndx_store_##V(d + (i + L) * sdi, hi[i]);                                                     \
     }                                                                                              \
   }                                                                                                \
-  /* an L x L block: for tiles of fewer than 2L rows */                                           \
+  /* an L x L block: for tiles of fewer than 2L rows */                                            \
   NDX_FN void ndx_square_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                      \
                                    NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {              \
     V a[L];                                                                                        \
@@ -432,7 +435,7 @@ NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
                 : sh == 4  ? 0x0F0F0F0F0F0F0F0Full
                 : sh == 2  ? 0x3333333333333333ull
                            : 0x5555555555555555ull;
-      for (int q = 0; q < n / 2; q++) {
+    for (int q = 0; q < n / 2; q++) {
       int r = ((q & ~(h - 1)) << 1) | (q & (h - 1)); /* the q-th r with r & h == 0 */
       ndx_u64 t = ((w[r] >> sh) ^ w[r + h]) & m;
       w[r + h] ^= t;
@@ -771,8 +774,8 @@ NDX_FN void NDX_W(ndx_copy_tile_bits)(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_W
                                       NDX_WORD nj, int bits) {
   int lg = ndx_sub_log2(bits), n = 64 / bits;
   int per = 1 << lg; /* destination rows start on bytes (ndx_tile_bits_ok) */
-  int blocks = ssi == 1 && ps % per == 0 && ssj % per == 0 &&
-               (ndx_i64)nj * ni * bits <= 8 * NDX_STAGE_BYTES;
+  int blocks =
+      ssi == 1 && ps % per == 0 && ssj % per == 0 && (ndx_i64)nj * ni * bits <= 8 * NDX_STAGE_BYTES;
   NDX_WORD fi = blocks ? ni - ni % n : 0, fj = blocks ? nj - nj % n : 0;
   NDX_WORD rw = fi / n; /* words of a staged row */
   ndx_u64 stage[NDX_STAGE_BYTES / 8], w[64];
@@ -781,15 +784,14 @@ NDX_FN void NDX_W(ndx_copy_tile_bits)(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_W
     for (NDX_WORD k = 0; k < rw; k++) stage[j * rw + k] = ndx_load_word(row + 8 * k);
   }
   for (NDX_WORD i = 0; i < fi; i += n) {
-      for (NDX_WORD j = 0; j < fj; j += n) {
+    for (NDX_WORD j = 0; j < fj; j += n) {
       for (int k = 0; k < n; k++) w[k] = stage[(j + k) * rw + i / n];
       ndx_bits_transpose(w, bits);
       for (int m = 0; m < n; m++) ndx_store_word(dst + ((pd + (i + m) * sdi + j) >> lg), w[m]);
     }
   }
   for (NDX_WORD i = 0; i < ni; i++)
-      for (NDX_WORD j = i < fi ? fj : 0; j < nj; j += per)
-      NDX_W(ndx_tile_byte)
+    for (NDX_WORD j = i < fi ? fj : 0; j < nj; j += per) NDX_W(ndx_tile_byte)
   (dst, pd + i * sdi, src, ps + i * ssi, ssj, j, (int)ndx_min64(per, nj - j), bits);
 }
 
