@@ -597,6 +597,18 @@ NDX_FN int NDX_W(ndx_odo_next)(NDX_CONSTANT const ndx_pack_head *p, NDX_W(ndx_od
   return NDX_W(ndx_odo_carry)(p, o, (int)p->rank - 1);
 }
 
+/* After a run from index j of the innermost axis to the end of its row (sd
+ * and ss that axis's strides): back to the row's start, then one step on the
+ * outer axes. */
+NDX_FN void NDX_W(ndx_odo_next_row)(NDX_CONSTANT const ndx_pack_head *p, NDX_W(ndx_odo) * o,
+                                    NDX_WORD j, NDX_WORD sd, NDX_WORD ss) {
+  int in = (int)p->rank - 1;
+  o->pos[0] -= j * sd;
+  o->pos[1] -= j * ss;
+  o->index[in] = 0;
+  NDX_W(ndx_odo_carry)(p, o, in - 1);
+}
+
 /* The number of C-order indices whose operand-0 position is below P, for a
  * pack whose operand-0 strides are >= 0, non-increasing and distinct (each
  * above the reach of the axes after it), as ndx_pack_copy leaves a distinct
@@ -688,12 +700,7 @@ NDX_FN void NDX_W(ndx_copy_range)(NDX_CONSTANT const ndx_pack_head *p,
     NDX_W(ndx_copy_run)(dst, o.pos[0], sd, src, o.pos[1], ss, run, bits, unit);
     n -= run;
     if (n == 0) return;
-    /* the row is done (j + run == d) and another follows: back to its start,
-     * then one step on the outer axes */
-    o.pos[0] -= j * sd;
-    o.pos[1] -= j * ss;
-    o.index[in] = 0;
-    NDX_W(ndx_odo_carry)(p, &o, in - 1);
+    NDX_W(ndx_odo_next_row)(p, &o, j, sd, ss); /* the row is done (j + run == d) */
   }
 }
 
@@ -983,10 +990,7 @@ NDX_FN void NDX_W(ndx_copy_bytes)(NDX_CONSTANT const ndx_pack_head *p,
       ndx_bits_put(dst, &cur, &acc, &mask, pd, ndx_load_bits(src, ps, bits), bits);
     n -= run;
     if (n == 0) break;
-    o.pos[0] -= j * sd;
-    o.pos[1] -= j * ss;
-    o.index[in] = 0;
-    NDX_W(ndx_odo_carry)(p, &o, in - 1);
+    NDX_W(ndx_odo_next_row)(p, &o, j, sd, ss);
   }
   ndx_bits_flush(dst, cur, acc, mask);
 }
