@@ -44,9 +44,10 @@ typedef struct ndx_cuda_plan ndx_cuda_plan;
  * checks, coalesces and normalizes both layouts together (ndx_pack_copy),
  * picks the kernel and packs its arguments once, so that ndx_cuda_plan_launch
  * costs only the launch. No CUDA call is made.
- * Returns NDX_OK; NDX_EINVAL for NULL arguments, shapes that differ, a
- * destination that is not distinct (ndx_is_distinct), or a width not in
- * {1,2,4,8,16,32,64,128}; NDX_ENOMEM. On failure `*out` is untouched.
+ * Returns NDX_OK; NDX_EINVAL for NULL arguments, a layout no ndx_ call makes,
+ * shapes that differ, a destination that is not distinct (ndx_is_distinct),
+ * or a width not in {1,2,4,8,16,32,64,128}; NDX_ENOMEM when the plan cannot
+ * be allocated. On failure `*out` is untouched.
  * O(rank^2) host work, about a microsecond; one allocation of about 6 KiB. */
 ndx_status ndx_cuda_plan_create(ndx_cuda_plan **out, const ndx_layout *dst_l,
                                 const ndx_layout *src_l, int bits);
@@ -65,18 +66,26 @@ ndx_status ndx_cuda_plan_create(ndx_cuda_plan **out, const ndx_layout *dst_l,
 ndx_status ndx_cuda_plan_launch(const ndx_cuda_plan *plan, cudaStream_t stream, void *dst,
                                 const void *src);
 
-/* Which path a plan takes, for tests and benchmarks, chosen as ndx_cl
- * chooses: "empty", "buffer" (cudaMemcpyAsync), "rows", "transpose" or
- * "gather"; "invalid" for NULL. Unlike ndx_cl, a transpose of 1-, 2- or
- * 4-bit elements whose rows start on 32-bit words is "transpose" (it has a
- * kernel of its own here); other sub-byte copies are "gather". */
+/* Which path a plan takes, for tests and benchmarks: "empty" (no element),
+ * "buffer" (one contiguous byte range on both sides: cudaMemcpyAsync), "rows"
+ * (8 bits or more, innermost stride 1 on both sides), "transpose" (the
+ * destination runs along one axis with stride 1, the source along another;
+ * for 1-, 2- and 4-bit elements only where every row starts on a 32-bit word
+ * on both sides and a whole tile fits) or "gather" (anything else, every
+ * other sub-byte copy included); "invalid" for NULL. ndx_cl names the same
+ * paths but chooses a little differently (its rows path also takes source
+ * strides 0, -1 and 2; its sub-byte transposes need rows starting on bytes).
+ * A static string; never fails; O(1). */
 const char *ndx_cuda_plan_path(const ndx_cuda_plan *plan);
 
-/* Releases a plan; NULL is allowed. Copies already launched complete. */
+/* Releases a plan; NULL is allowed. Copies already launched complete. Never
+ * fails; O(1). */
 void ndx_cuda_plan_destroy(ndx_cuda_plan *plan);
 
-/* One copy: ndx_cuda_plan_create, ndx_cuda_plan_launch and
- * ndx_cuda_plan_destroy in one call, with their statuses. */
+/* One copy: what ndx_cuda_plan_create and ndx_cuda_plan_launch do, in one
+ * call, with their statuses, except that the plan lives on the stack (about
+ * 6 KiB), so it allocates nothing and never returns NDX_ENOMEM. O(rank^2)
+ * host work, about a microsecond, plus the launch. */
 ndx_status ndx_cuda_copy(cudaStream_t stream, void *dst, const ndx_layout *dst_l, const void *src,
                          const ndx_layout *src_l, int bits);
 

@@ -12,17 +12,29 @@
  *   NDX_CONSTANT  address space of the pack       (__constant / nothing)
  *   NDX_FN        a device helper function        (static inline /
  *                 static __host__ __device__ __forceinline__)
- *   NDX_KERNEL    a kernel entry point            (__kernel / extern "C" __global__)
+ *   NDX_KERNEL    a kernel entry point            (__kernel / extern "C" __global__;
+ *                 for user kernels: ndx's own do not use it)
  *   NDX_RESTRICT  a pointer that aliases no other (restrict / __restrict__)
  *   ndx_mulhi32(a, b), ndx_mulhi64(a, b)
  *                 high half of the unsigned product (mul_hi / __umulhi,
  *                 __umul64hi / a 128-bit product on the host)
  *   ndx_u128      a 16-byte element with fields .x (low) and .y (high)
  *                 (ulong2 / ulonglong2 / a struct)
- * Each may be defined before this header is included; nothing else in it
- * names a language feature. OpenCL C 1.2 has no generic address space, so
- * every pointer below is either NDX_GLOBAL, NDX_CONSTANT, or private (the
- * odometer and index arrays, never into a buffer).
+ * Each macro may be defined before this header is included; ndx_u128 and the
+ * mulhi helper functions come with their language's branch. Beyond these, the
+ * header uses __attribute__((packed)) (ndx_word_bytes: one unaligned 8-byte
+ * access, as gcc, clang and nvcc accept it) and, under NDX_OPENCL_C only,
+ * OpenCL vector types for the block transposes; docs/porting.md lists what a
+ * port provides. OpenCL C 1.2 has no generic address space, so every pointer
+ * below is either NDX_GLOBAL, NDX_CONSTANT, or private (the odometer and
+ * index arrays, never into a buffer).
+ *
+ * ---- Errors and costs ------------------------------------------------------
+ * Nothing here fails, allocates, synchronizes or checks its arguments: each
+ * function says what its arguments must satisfy (a pack made by ndx_pack or
+ * ndx_pack_copy of the form NDX_WIDE selects, an index below numel, ...), and
+ * breaking that is undefined. Each costs O(1) unless its comment says
+ * otherwise.
  *
  * ---- Index width ----------------------------------------------------------
  * A pack holds int32 or int64 words (ndx_pack_head.wide). The functions that
@@ -514,12 +526,14 @@ NDX_FN NDX_WORD NDX_W(ndx_position_lead)(NDX_CONSTANT const ndx_pack_head *p, in
   return pos;
 }
 
-/* The position in operand k of C-order index i (0 <= i < numel). */
+/* The position in operand k of C-order index i (0 <= i < numel). rank - 1
+ * magic divisions, no divide. */
 NDX_FN NDX_WORD NDX_W(ndx_position)(NDX_CONSTANT const ndx_pack_head *p, int k, NDX_WORD i) {
   return NDX_W(ndx_position_lead)(p, k, i, (int)p->rank);
 }
 
-/* The multi-index of C-order index i, into index[0 .. rank-1]. */
+/* The multi-index of C-order index i, into index[0 .. rank-1]. rank - 1
+ * magic divisions. */
 NDX_FN void NDX_W(ndx_unravel)(NDX_CONSTANT const ndx_pack_head *p, NDX_WORD i, NDX_WORD *index) {
   for (int a = (int)p->rank - 1; a > 0; a--) {
     NDX_WORD q = NDX_W(ndx_div)(i, NDX_W(ndx_magic)(p, a), NDX_W(ndx_shift)(p, a));
@@ -529,7 +543,8 @@ NDX_FN void NDX_W(ndx_unravel)(NDX_CONSTANT const ndx_pack_head *p, NDX_WORD i, 
   index[0] = i;
 }
 
-/* The position in operand k of a multi-index (each 0 <= index[a] < extent). */
+/* The position in operand k of a multi-index (each 0 <= index[a] < extent).
+ * O(rank). */
 NDX_FN NDX_WORD NDX_W(ndx_index_position)(NDX_CONSTANT const ndx_pack_head *p, int k,
                                           const NDX_WORD *index) {
   NDX_WORD pos = NDX_W(ndx_offset)(p, k);
@@ -538,7 +553,7 @@ NDX_FN NDX_WORD NDX_W(ndx_index_position)(NDX_CONSTANT const ndx_pack_head *p, i
 }
 
 /* The smallest and one past the largest position of operand k; every partial
- * sum between them. */
+ * sum between them. O(rank). */
 NDX_FN void NDX_W(ndx_span)(NDX_CONSTANT const ndx_pack_head *p, int k, ndx_i64 *lo, ndx_i64 *hi) {
   ndx_i64 l = NDX_W(ndx_offset)(p, k), h = l;
   for (int a = 0; a < (int)p->rank; a++) {
@@ -563,7 +578,8 @@ typedef struct NDX_W(ndx_odo) {
   NDX_WORD pos[2];
 } NDX_W(ndx_odo);
 
-/* Starts `o` at C-order index i (0 <= i < numel). */
+/* Starts `o` at C-order index i (0 <= i < numel). rank - 1 magic divisions
+ * and O(rank) multiply-adds. */
 NDX_FN void NDX_W(ndx_odo_start)(NDX_CONSTANT const ndx_pack_head *p, NDX_W(ndx_odo) * o,
                                  NDX_WORD i) {
   NDX_W(ndx_unravel)(p, i, o->index);
@@ -573,7 +589,8 @@ NDX_FN void NDX_W(ndx_odo_start)(NDX_CONSTANT const ndx_pack_head *p, NDX_W(ndx_
 
 /* Advances the index formed by axes 0 .. a by one (axes after a untouched),
  * carrying outwards. Returns 0 when it wrapped past the last index (every
- * axis up to a back at 0), 1 otherwise. */
+ * axis up to a back at 0), 1 otherwise. O(a) at worst, O(1) amortized over a
+ * walk. */
 NDX_FN int NDX_W(ndx_odo_carry)(NDX_CONSTANT const ndx_pack_head *p, NDX_W(ndx_odo) * o, int a) {
   int two = p->nops > 1;
   for (; a >= 0; a--) {
@@ -682,7 +699,7 @@ NDX_FN void NDX_W(ndx_copy_run)(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd
 
 /* Copies C-order elements [i0, i1) (bits >= 8): one start by magic division,
  * then runs along the innermost axis with a carry between runs. `unit` (a
- * constant) promises innermost strides of 1 on both sides. */
+ * constant) promises innermost strides of 1 on both sides. O(rank + i1 - i0). */
 NDX_FN void NDX_W(ndx_copy_range)(NDX_CONSTANT const ndx_pack_head *p,
                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, NDX_WORD i0,
@@ -860,7 +877,8 @@ NDX_FN int NDX_W(ndx_copy_thin)(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd
  * destination's unit-stride axis last and the source's second-to-last, so
  * the tile is read down its columns and written along its rows; where those
  * strides are exactly 1 it goes in ndx_copy_block's blocks, the rest (edges,
- * a flipped source) element by element. Edge tiles are clipped. */
+ * a flipped source) element by element. Edge tiles are clipped. O(rank +
+ * the tile's elements). */
 NDX_FN void NDX_W(ndx_copy_tile)(NDX_CONSTANT const ndx_pack_head *p,
                                  NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits,
@@ -933,7 +951,8 @@ NDX_FN void NDX_W(ndx_copy_tile_item)(NDX_CONSTANT const ndx_pack_head *p,
  * keeps its value and no other work-item given other bytes writes these.
  * Where the destination runs with stride 1, whole bytes in the middle of a
  * run are assembled directly (byte copies, or shifted byte pairs, when the
- * source runs with stride 1 too). Needs a distinct destination. */
+ * source runs with stride 1 too). Needs a distinct destination. O(rank +
+ * the elements in those bytes). */
 NDX_FN void NDX_W(ndx_copy_bytes)(NDX_CONSTANT const ndx_pack_head *p,
                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, ndx_i64 b0,

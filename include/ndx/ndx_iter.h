@@ -27,11 +27,14 @@ typedef struct ndx_iter {
   int64_t strides[NDX_MAX_RANK];
 } ndx_iter;
 
-/* Starts `it` at the first position of `l` in C order. Never fails for a
- * layout built by ndx_ calls. O(rank), no allocation. */
+/* Starts `it` at the first position of `l` in C order. Never fails: a layout
+ * that no ndx_ call makes (NULL included) walks as empty, and the message is
+ * left as it was. `it` must not be NULL. O(rank), no allocation. */
 void ndx_iter_init(ndx_iter *it, const ndx_layout *l);
 
-/* The carry of ndx_iter_next once the innermost axis wraps; called by it. */
+/* The carry of ndx_iter_next once the innermost axis wraps; called by it, not
+ * meant for callers. Never fails. O(rank) at worst, O(1) amortized over a
+ * walk. */
 void ndx_iter_carry(ndx_iter *it);
 
 /* Stores the next position in *pos and returns true, or returns false when
@@ -82,8 +85,8 @@ typedef struct ndx_blocks {
  * coalesced layout when its stride is 1, else every block has len 1. The kind
  * is NDX_BLOCKS_ONE when the run is the whole layout (a one-element layout
  * included), NDX_BLOCKS_UNIFORM when the blocks step along a single axis, else
- * NDX_BLOCKS_MANY. Never fails for a layout built by ndx_ calls. O(rank), no
- * allocation. */
+ * NDX_BLOCKS_MANY. Never fails: a layout that no ndx_ call makes (NULL
+ * included) has no block. `b` must not be NULL. O(rank), no allocation. */
 void ndx_blocks_init(ndx_blocks *b, const ndx_layout *l);
 
 /* Stores the start of the next block in *start and returns true, or returns
@@ -93,8 +96,9 @@ bool ndx_blocks_next(ndx_blocks *b, int64_t *start);
 
 /* If `l` is contiguous (ndx_is_contiguous), stores its positions' range
  * [*start, *end) = [offset, offset + numel) and returns true ([0, 0) when
- * empty, whose offset the canonical form makes 0); else returns false and
- * stores nothing. O(rank). */
+ * empty, whose offset the canonical form makes 0); else (NULL pointers and
+ * layouts no ndx_ call makes included) returns false and stores nothing.
+ * O(rank). */
 bool ndx_contiguous_offsets(const ndx_layout *l, int64_t *start, int64_t *end);
 
 /* The broadcast pattern of a layout that reads a contiguous block [start,
@@ -109,7 +113,8 @@ typedef struct ndx_bcast {
  * canonical form) may sit anywhere; left and right are the products of the
  * outer and inner extents. Returns true and fills *out when `l` has one
  * (every non-empty contiguous layout does, with left = right = 1), else false
- * and stores nothing. An empty layout has none. When every stride is 0 the
+ * and stores nothing. An empty layout, a layout no ndx_ call makes and NULL
+ * pointers have none. When every stride is 0 the
  * run is one position (len 1) and left takes all repeats (right = 1).
  * O(rank), no allocation. */
 bool ndx_broadcast_pattern(const ndx_layout *l, ndx_bcast *out);

@@ -18,7 +18,10 @@
  *
  * Errors: every fallible call returns an ndx_status. On failure no output is
  * written and ndx_last_error() names the call, the argument, the axis and the
- * values; on success the message is left as it was. Nothing here allocates. */
+ * values; on success the message is left as it was. Nothing here allocates.
+ * A layout argument that no ndx_ call makes (a rank outside [0,
+ * NDX_MAX_RANK], an extent, stride or position past the limits, or no element
+ * with a non-zero offset) is NDX_EINVAL wherever a status can say so. */
 #ifndef NDX_LAYOUT_H
 #define NDX_LAYOUT_H
 
@@ -43,12 +46,13 @@ typedef enum ndx_status {
   NDX_EUNSUPPORTED = -6, /* valid, but not supported here (the message says why) */
 } ndx_status;
 
-/* The enumerator's name ("NDX_EINVAL"), or "NDX_UNKNOWN" for another value. */
+/* The enumerator's name ("NDX_EINVAL"), or "NDX_UNKNOWN" for another value.
+ * A static string; never fails. O(1). */
 const char *ndx_status_name(ndx_status s);
 
 /* What the last failed ndx_ call on this thread rejected, with the values;
  * "" when none has failed. Thread-local; valid until the next failing call on
- * this thread. */
+ * this thread. Never fails. O(1). */
 const char *ndx_last_error(void);
 
 /* Plain data. Build it only with ndx_ calls so that it stays canonical. */
@@ -82,7 +86,8 @@ ndx_status ndx_contiguous(ndx_layout *out, int rank, const int64_t *shape);
 ndx_status ndx_make(ndx_layout *out, int rank, const int64_t *shape, const int64_t *strides,
                     int64_t offset);
 
-/* ---- Queries (O(rank) or better, never fail, no allocation) ----------- */
+/* ---- Queries (never fail, no allocation, pointers must not be NULL;
+ * O(rank) or better except ndx_is_distinct) ---------------------------- */
 
 /* The number of indices: the product of the extents (1 at rank 0). */
 int64_t ndx_numel(const ndx_layout *l);
@@ -99,7 +104,8 @@ bool ndx_is_fortran_contiguous(const ndx_layout *l);
 /* True iff `l` has no element or, with its axes of extent > 1 ordered by
  * |stride| (ties by axis), each |stride| exceeds the reach sum (d-1)*|s| of
  * the axes before it. Then no two indices share a position. Conservative:
- * shape [3,2] with strides [2,3] shares none yet is not distinct. */
+ * shape [3,2] with strides [2,3] shares none yet is not distinct.
+ * O(rank^2) (an insertion sort of at most 32 axes), unlike the other queries. */
 bool ndx_is_distinct(const ndx_layout *l);
 
 /* True iff same rank, shape, strides and offset; by the canonical form, iff
@@ -112,7 +118,8 @@ uint64_t ndx_hash(const ndx_layout *l);
 /* Writes "shape=[3,4] strides=[4,1] offset=0" into `buf` as snprintf does:
  * returns the length the whole text has (excluding the NUL), writes at most
  * `size` bytes, always NUL-terminated when size > 0. `buf` may be NULL when
- * size is 0. The text is what ndx_parse reads back. */
+ * size is 0. The text is what ndx_parse reads back. Never fails; `l` must not
+ * be NULL. O(rank), no allocation. */
 int ndx_format(char *buf, size_t size, const ndx_layout *l);
 
 /* Reads the text ndx_format writes: space-separated `shape=[..]`, and
@@ -153,7 +160,8 @@ typedef struct ndx_move {
 /* The shape `m` gives a layout of shape `shape`, and its rank. Returns NDX_OK;
  * NDX_EINVAL when `m` breaks a rule of its kind (REFERENCE.md section 2) or
  * `m`, `shape` (rank > 0) or an output is NULL; NDX_ERANGE when the result
- * passes a limit (more than NDX_MAX_RANK axes, more than NDX_MAX_NUMEL elements). Outputs untouched
+ * passes a limit (more than NDX_MAX_RANK axes, more than NDX_MAX_NUMEL elements); for a `rank`
+ * and `shape` it refuses, what ndx_contiguous returns. Outputs untouched
  * on failure. O(rank + n). */
 ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int *out_rank,
                           int64_t out_shape[NDX_MAX_RANK]);
@@ -161,12 +169,17 @@ ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int
 /* Moves `l` by `m` into `out` (`out` may be `l`): index i of the result reaches
  * the position `l` reaches at m's map of i. Returns NDX_OK; NDX_ENOVIEW when
  * `m` is a reshape that no strides express; NDX_EINVAL when `m` breaks a rule
- * of its kind; NDX_ERANGE when the result passes a limit. On failure `out` is
+ * of its kind (a reshape to another element count included), for a NULL
+ * argument, an unknown kind or a negative `n`; NDX_ERANGE when the result
+ * passes a limit. On failure `out` is
  * untouched and ndx_last_error() says why. O(rank + n), no allocation. */
 ndx_status ndx_apply(ndx_layout *out, const ndx_move *m, const ndx_layout *l);
 
 /* The second seed's vocabulary. Each is one move (or a composition) and
- * returns what ndx_apply returns for it; `out` may be `l`. O(rank). */
+ * returns what ndx_apply returns for it, with messages naming the call itself;
+ * `out` may be `l`. The calls that take an axis (narrow, transpose, flip,
+ * squeeze) also return NDX_EINVAL for an axis outside [0, rank). O(rank + n),
+ * no allocation. */
 
 /* NDX_RESHAPE: NDX_EINVAL for another element count, NDX_ENOVIEW when no
  * strides express it. */
@@ -182,14 +195,15 @@ ndx_status ndx_unfold(ndx_layout *out, const ndx_layout *l, int n, const ndx_win
 /* Keeps `len` entries of `axis` from `start`: a slice with step 1.
  * NDX_EINVAL unless 0 <= start, 0 <= len, start + len <= extent. */
 ndx_status ndx_narrow(ndx_layout *out, const ndx_layout *l, int axis, int64_t start, int64_t len);
-/* Swaps axes `a` and `b`: a permute. */
+/* Swaps axes `a` and `b`: a permute (the identity when a == b). */
 ndx_status ndx_transpose(ndx_layout *out, const ndx_layout *l, int a, int b);
 /* Reverses `axis`: a slice with step -1 (flipping twice is the identity). */
 ndx_status ndx_flip(ndx_layout *out, const ndx_layout *l, int axis);
 /* Removes `axis`, which must have extent 1 (NDX_EINVAL otherwise). */
 ndx_status ndx_squeeze(ndx_layout *out, const ndx_layout *l, int axis);
-/* Inserts an axis of extent 1 before `axis` (0 <= axis <= rank), stride 0.
- * NDX_ERANGE when `l` already has NDX_MAX_RANK axes. */
+/* Inserts an axis of extent 1 before `axis` (0 <= axis <= rank; axis == rank
+ * appends), stride 0. NDX_EINVAL for an axis outside [0, rank]; NDX_ERANGE when
+ * `l` already has NDX_MAX_RANK axes. */
 ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis);
 
 /* ---- Coalescing -------------------------------------------------------- */
@@ -201,8 +215,8 @@ ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis);
  * layout has stride[i] == stride[i+1]*d[i+1]; axes never reordered; each result
  * has at least one axis (a rank-0 or single-element layout becomes [1] with
  * stride 0; an empty one [0]). `out` may be `in`. Returns NDX_OK; NDX_EINVAL
- * for NULL pointers, n outside [1, NDX_COALESCE_MAX], a rank outside [0,
- * NDX_MAX_RANK] or shapes that differ.
+ * for NULL pointers, n outside [1, NDX_COALESCE_MAX], a layout no ndx_ call
+ * makes (a rank outside [0, NDX_MAX_RANK] included) or shapes that differ.
  * O(n * rank), no allocation. */
 ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out);
 

@@ -67,6 +67,12 @@ typedef uint64_t ndx_u64;
 
 #define NDX_PACK_VERSION 1u
 
+/* A reader checks `version` first, then `wide` against the form it was built
+ * for and `size` against NDX_PACK_WORDS (docs/device.md, section 4). The
+ * version changes with anything a reader of the old one would misread: the
+ * head, the word order or meaning, the magic numbers, the rule for the 32-bit
+ * form, the bit order. */
+
 /* Most operands one pack holds, and most axes (NDX_MAX_RANK). */
 #define NDX_PACK_MAX_OPS 8
 #define NDX_PACK_MAX_RANK 32
@@ -126,9 +132,9 @@ extern "C" {
  * fits, else the 64-bit one. `*used` gets the bytes written. `buf` must be
  * 8-byte aligned; NDX_PACK_MAX_BYTES(n, rank) bytes always suffice.
  * Returns NDX_OK; NDX_EINVAL for NULL pointers, a misaligned `buf`, n outside
- * [1, NDX_PACK_MAX_OPS], a width outside {1,2,4,8,16,32,64,128} or shapes
- * that differ; NDX_ERANGE when `size` is smaller than the pack. On failure
- * nothing is written. O(n * rank), no allocation. */
+ * [1, NDX_PACK_MAX_OPS], a layout no ndx_ call makes, a width outside
+ * {1,2,4,8,16,32,64,128} or shapes that differ; NDX_ERANGE when `size` is
+ * smaller than the pack. On failure nothing is written. O(n * rank), no allocation. */
 ndx_status ndx_pack(void *buf, size_t size, size_t *used, int n, const ndx_layout *layouts,
                     int bits);
 
@@ -150,22 +156,26 @@ ndx_status ndx_pack_copy(void *buf, size_t size, size_t *used, const ndx_layout 
 /* Reorders the axes of the pack in `buf` (every operand alike): new axis i is
  * old axis perm[i], magic numbers included; the form stays. On a copy's pack
  * this changes the order elements are visited in, never which source
- * element goes where. Returns NDX_OK; NDX_EINVAL for NULL pointers, a pack
- * of another version or a `perm` that is not a permutation of 0 .. rank-1.
+ * element goes where. Returns NDX_OK; NDX_EINVAL for NULL pointers, a
+ * misaligned `buf`, a pack of another version or with a rank outside [1,
+ * NDX_MAX_RANK] or operands outside [1, NDX_PACK_MAX_OPS], or a `perm` that is
+ * not a permutation of 0 .. rank-1; NDX_ERANGE when the pack's words do not
+ * fit its form (a pack whose words were written by hand).
  * O(nops * rank), no allocation. */
 ndx_status ndx_pack_permute(void *buf, const int32_t *perm);
 
 /* Rewrites the pack in `buf` (of `size` bytes) in the 64-bit form, whatever
  * form it has; `*used` gets its new size. For tests and benchmarks of the
- * 64-bit kernels on small data. Returns NDX_OK; NDX_EINVAL for NULL pointers
- * or a pack of another version; NDX_ERANGE when `size` is too small (the pack
+ * 64-bit kernels on small data. Returns NDX_OK; NDX_EINVAL for NULL pointers,
+ * a misaligned `buf`, or a pack of another version or with a rank or operand
+ * count out of range (as ndx_pack_permute); NDX_ERANGE when `size` is too small (the pack
  * is then untouched). O(nops * rank), no allocation. */
 ndx_status ndx_pack_widen(void *buf, size_t size, size_t *used);
 
 /* The magic multiplier and shift for dividing indices by `d` (1 <= d <=
  * NDX_MAX_NUMEL) with `nbits`-bit words (32 or 64), as the packed form holds
- * them; nbits 32 needs d <= INT32_MAX. Returns false (writing nothing) for
- * other arguments. O(1). */
+ * them; nbits 32 needs d <= INT32_MAX. Returns true, or false (writing
+ * nothing) for other arguments and NULL pointers. O(1), no allocation. */
 bool ndx_pack_magic(int64_t d, int nbits, uint64_t *magic, int *shift);
 
 #ifdef __cplusplus

@@ -43,20 +43,20 @@ typedef struct ndx_sym_env {
   const int64_t *values;
 } ndx_sym_env;
 
-/* Wraps `l` with no symbolic axis. Returns NDX_OK; NDX_EINVAL for NULL. O(1),
- * no allocation. */
+/* Wraps `l` with no symbolic axis. Returns NDX_OK; NDX_EINVAL for NULL or a
+ * layout no ndx_ call makes. O(rank), no allocation. */
 ndx_status ndx_sym_wrap(ndx_sym_layout *out, const ndx_layout *l);
 
 /* Makes `axis` of `l` symbolic: live extent `symbol` in [min, extent of the
  * axis], the extent being its capacity max. One symbol may mark several axes
  * (they resolve to one value). `out` may be `l`. Returns NDX_OK; NDX_EINVAL
- * for NULL, an axis out of range, an axis already symbolic, a negative
- * symbol, or min outside [0, extent]. On failure `out` is untouched. O(1),
- * no allocation. */
+ * for NULL, a layout no ndx_ call makes, an axis out of range, an axis already
+ * symbolic, a negative symbol, or min outside [0, extent]. On failure `out` is
+ * untouched. O(rank), no allocation. */
 ndx_status ndx_sym_mark(ndx_sym_layout *out, const ndx_sym_layout *l, int axis, int32_t symbol,
                         int64_t min);
 
-/* True iff `l` has a symbolic axis. O(1). */
+/* True iff `l` has a symbolic axis; false for NULL. Never fails. O(1). */
 bool ndx_sym_has_dynamic(const ndx_sym_layout *l);
 
 /* Moves `l` by `m` (see ndx_apply) and carries each symbolic axis, with its
@@ -72,19 +72,20 @@ bool ndx_sym_has_dynamic(const ndx_sym_layout *l);
  *   NDX_RESHAPE   when some new axis has its extent and the same products of
  *                 extents before and after it in C order (extent-1 axes may
  *                 come and go around it; axes matched in order).
- * Returns NDX_OK; NDX_EINVAL or NDX_ERANGE as ndx_apply when `m` breaks a rule
- * of its kind; then NDX_EUNSUPPORTED, naming the axis and symbol, when `m`
- * does not keep a symbolic axis whole; then NDX_ENOVIEW as ndx_apply. On
- * failure `out` is untouched. O(rank + n), no allocation. */
+ * Returns NDX_OK; NDX_EINVAL for a NULL argument; NDX_EINVAL or NDX_ERANGE as
+ * ndx_apply when `m` breaks a rule of its kind; then NDX_EUNSUPPORTED, naming
+ * the axis and symbol, when `m` does not keep a symbolic axis whole; then
+ * NDX_ENOVIEW as ndx_apply. On failure `out` is untouched. O(rank + n), no allocation. */
 ndx_status ndx_sym_apply(ndx_sym_layout *out, const ndx_move *m, const ndx_sym_layout *l);
 
 /* The plain layout with each symbolic axis at its bound value n: strides
  * kept, the offset kept except that a reversed axis moves it by (max-n)*stride
  * (so that axis holds exactly the first n live entries, reversed), canonical
  * form applied. Returns NDX_OK; NDX_EINVAL for NULL, an env with n < 0 or NULL
- * tables, a symbol `env` does not bind (naming the axis and the symbol), or a
- * value outside [min, max] (naming the axis, the symbol, the value and the
- * bounds). On failure `out` is untouched. O(rank * env->n), no allocation. */
+ * tables, a layout no ndx_ call makes, a symbol `env` does not bind (naming
+ * the axis and the symbol), or a value outside [min, max] (naming the axis,
+ * the symbol, the value and the bounds). On failure `out` is untouched.
+ * O(rank * env->n), no allocation. */
 ndx_status ndx_sym_resolve(ndx_layout *out, const ndx_sym_layout *l, const ndx_sym_env *env);
 
 #ifdef __cplusplus

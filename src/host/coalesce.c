@@ -20,10 +20,10 @@ ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out) {
   if (!in || !out) return ndx_fail(NDX_EINVAL, "ndx_coalesce: %s is NULL", in ? "out" : "in");
   if (n < 1 || n > NDX_COALESCE_MAX)
     return ndx_fail(NDX_EINVAL, "ndx_coalesce: n = %d is not in [1, %d]", n, NDX_COALESCE_MAX);
-  for (int k = 0; k < n; k++)
-    if (in[k].rank < 0 || in[k].rank > NDX_MAX_RANK)
-      return ndx_fail(NDX_EINVAL, "ndx_coalesce: in[%d] has rank %d, not in [0, %d]", k,
-                      (int)in[k].rank, NDX_MAX_RANK);
+  for (int k = 0; k < n; k++) {
+    ndx_status st = ndx_check_layout_nth("ndx_coalesce", "in[%d]", k, &in[k]);
+    if (st != NDX_OK) return st;
+  }
   const ndx_layout *first = &in[0];
   for (int k = 1; k < n; k++) {
     bool same = in[k].rank == first->rank;

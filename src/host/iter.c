@@ -9,12 +9,13 @@
 #include "ndx/ndx_iter.h"
 #include "ndx_internal.h"
 
-/* The coalesced form of `l`. ndx_coalesce refuses only a layout that no
- * ndx_ call makes (a rank outside [0, 32]); that one walks as empty, [0],
- * rather than out of bounds. */
+/* The coalesced form of `l`. A layout that no ndx_ call makes (NULL
+ * included) walks as empty, [0], rather than out of bounds; it is found
+ * before ndx_coalesce, so that the message is left as it was. */
 static ndx_layout coalesced(const ndx_layout *l) {
   ndx_layout c;
-  if (ndx_coalesce(1, l, &c) != NDX_OK) c = (ndx_layout){.rank = 1};
+  if (!l || ndx_layout_flaw(l, NULL, 0) || ndx_coalesce(1, l, &c) != NDX_OK)
+    c = (ndx_layout){.rank = 1};
   return c;
 }
 
@@ -110,7 +111,7 @@ bool ndx_blocks_next(ndx_blocks *b, int64_t *start) {
 }
 
 bool ndx_contiguous_offsets(const ndx_layout *l, int64_t *start, int64_t *end) {
-  if (!ndx_is_contiguous(l)) return false;
+  if (!l || !start || !end || ndx_layout_flaw(l, NULL, 0) || !ndx_is_contiguous(l)) return false;
   /* The canonical form gives an empty layout offset 0, so it is [0, 0). */
   *start = l->offset;
   *end = l->offset + ndx_numel(l);
@@ -120,6 +121,7 @@ bool ndx_contiguous_offsets(const ndx_layout *l, int64_t *start, int64_t *end) {
 /* Walks the canonical layout itself, not its coalesced form: extent-1 axes
  * (stride 0 in canonical form) belong to no part and are skipped. */
 bool ndx_broadcast_pattern(const ndx_layout *l, ndx_bcast *out) {
+  if (!l || !out || ndx_layout_flaw(l, NULL, 0)) return false;
   int64_t numel = ndx_numel(l);
   if (numel == 0) return false;
   /* The run is the axes from the first to the last axis of extent > 1 with a

@@ -39,9 +39,9 @@ ndx_status ndx_check_shape(const char *call, const char *what, int rank, const i
 
 ndx_status ndx_check_layout(const char *call, const char *name, const ndx_layout *l) {
   if (!l) return ndx_fail(NDX_EINVAL, "%s: %s is NULL", call, name);
-  if (l->rank < 0 || l->rank > NDX_MAX_RANK)
-    return ndx_fail(NDX_EINVAL, "%s: %s has rank %d, not in [0, %d]", call, name, (int)l->rank,
-                    NDX_MAX_RANK);
+  char why[NDX_DIMS_BUF + 128];
+  if (ndx_layout_flaw(l, why, sizeof why))
+    return ndx_fail(NDX_EINVAL, "%s: %s %s", call, name, why);
   return NDX_OK;
 }
 
@@ -107,6 +107,88 @@ ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t 
   }
   for (int a = rank; a < NDX_MAX_RANK; a++) out->shape[a] = out->strides[a] = 0;
   return NDX_OK;
+}
+
+ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k,
+                                const ndx_layout *l) {
+  if (l && !ndx_layout_flaw(l, NULL, 0)) return NDX_OK;
+  char name[48];
+  snprintf(name, sizeof name, name_fmt, k);
+  return ndx_check_layout(call, name, l);
+}
+
+/* The common case of ndx_layout_flaw, with no message to build: every layout
+ * argument of every call passes here. Products of at most 2^53 by extents of
+ * at most 2^53, and sums of 32 terms below 2^117, all fit in 128 bits. */
+static bool layout_within_limits(const ndx_layout *l) {
+  int rank = l->rank;
+  if (rank < 0 || rank > NDX_MAX_RANK) return false;
+  __int128 product = 1, lo = l->offset, last = l->offset;
+  bool empty = false;
+  for (int a = 0; a < rank; a++) {
+    int64_t d = l->shape[a], s = l->strides[a];
+    if (d < 0 || d > NDX_MAX_NUMEL) return false;
+    if (d == 0) empty = true;
+    if (d > 0 && (product *= d) > NDX_MAX_NUMEL) return false;
+    if (d <= 1) continue;
+    __int128 reach = (__int128)(d - 1) * s;
+    if (reach > INT64_MAX || reach < -INT64_MAX) return false;
+    if (s < 0)
+      lo += reach;
+    else
+      last += reach;
+  }
+  return empty ? l->offset == 0 : lo >= 0 && last < NDX_MAX_NUMEL;
+}
+
+bool ndx_layout_flaw(const ndx_layout *l, char *why, size_t size) {
+  if (layout_within_limits(l)) return false;
+  int rank = l->rank;
+  if (rank < 0 || rank > NDX_MAX_RANK) {
+    snprintf(why, size, "has rank %d, not in [0, %d]", rank, NDX_MAX_RANK);
+    return true;
+  }
+  const char *not_made = "is not a layout ndx_ calls make:";
+  char dims[NDX_DIMS_BUF];
+  int64_t product = 1, lo = l->offset, last = l->offset;
+  bool empty = false, lo_ok = true, last_ok = true;
+  for (int a = 0; a < rank; a++) {
+    int64_t d = l->shape[a], s = l->strides[a], reach;
+    if (d < 0 || d > NDX_MAX_NUMEL) {
+      snprintf(why, size, "%s axis %d has extent %lld, not in [0, 2^53]", not_made, a,
+               (long long)d);
+      return true;
+    }
+    if (d == 0) empty = true;
+    if (d > 0 && (!ndx_mul_ok(product, d, &product) || product > NDX_MAX_NUMEL)) {
+      snprintf(why, size, "%s its extents %s multiply past 2^53", not_made,
+               ndx_fmt_dims(dims, sizeof dims, rank, l->shape));
+      return true;
+    }
+    if (d <= 1) continue;
+    if (s == INT64_MIN || !ndx_mul_ok(d - 1, abs64(s), &reach)) {
+      snprintf(why, size,
+               "%s axis %d: (extent - 1) * |stride| = (%lld - 1) * |%lld| overflows int64",
+               not_made, a, (long long)d, (long long)s);
+      return true;
+    }
+    if (s < 0)
+      lo_ok = lo_ok && ndx_add_ok(lo, -reach, &lo);
+    else
+      last_ok = last_ok && ndx_add_ok(last, reach, &last);
+  }
+  if (empty && l->offset != 0) {
+    snprintf(why, size, "%s it has no element but offset %lld, not 0", not_made,
+             (long long)l->offset);
+    return true;
+  }
+  if (!empty && (!lo_ok || lo < 0 || !last_ok || last >= NDX_MAX_NUMEL)) {
+    snprintf(why, size, "%s offset %lld with strides %s reaches %s", not_made, (long long)l->offset,
+             ndx_fmt_dims(dims, sizeof dims, rank, l->strides),
+             !lo_ok || lo < 0 ? "below 0" : "past 2^53 - 1");
+    return true;
+  }
+  return false;
 }
 
 ndx_status ndx_make(ndx_layout *out, int rank, const int64_t *shape, const int64_t *strides,

@@ -184,13 +184,14 @@ ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int
   return NDX_OK;
 }
 
-ndx_status ndx_apply_as(const char *call, ndx_layout *out, const ndx_move *m, const ndx_layout *l) {
+/* ndx_apply_as on a layout that passed ndx_check_layout: the wrappers check
+ * theirs once, before their own argument checks. */
+static ndx_status apply_checked(const char *call, ndx_layout *out, const ndx_move *m,
+                                const ndx_layout *l) {
   if (!out) return ndx_fail(NDX_EINVAL, "%s: out is NULL", call);
-  ndx_status st = ndx_check_layout(call, "layout", l);
-  if (st != NDX_OK) return st;
   int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK], offset = l->offset;
   int rank;
-  st = move_check(call, m, l->rank, l->shape, ndx_numel(l), &rank, shape);
+  ndx_status st = move_check(call, m, l->rank, l->shape, ndx_numel(l), &rank, shape);
   if (st != NDX_OK) return st;
   switch (m->kind) {
   case NDX_RESHAPE:
@@ -233,6 +234,11 @@ ndx_status ndx_apply_as(const char *call, ndx_layout *out, const ndx_move *m, co
   return ndx_build(call, out, rank, shape, strides, offset);
 }
 
+ndx_status ndx_apply_as(const char *call, ndx_layout *out, const ndx_move *m, const ndx_layout *l) {
+  ndx_status st = ndx_check_layout(call, "layout", l);
+  return st != NDX_OK ? st : apply_checked(call, out, m, l);
+}
+
 ndx_status ndx_apply(ndx_layout *out, const ndx_move *m, const ndx_layout *l) {
   return ndx_apply_as("ndx_apply", out, m, l);
 }
@@ -254,7 +260,7 @@ ndx_status ndx_permute(ndx_layout *out, const ndx_layout *l, const int32_t *perm
   if (st != NDX_OK) return st;
   if (!perm && l->rank > 0) return ndx_fail(NDX_EINVAL, "ndx_permute: perm is NULL");
   ndx_move m = {.kind = NDX_PERMUTE, .n = l->rank, .perm = perm};
-  return ndx_apply_as("ndx_permute", out, &m, l);
+  return apply_checked("ndx_permute", out, &m, l);
 }
 
 ndx_status ndx_slice(ndx_layout *out, const ndx_layout *l, const ndx_range *ranges) {
@@ -262,7 +268,7 @@ ndx_status ndx_slice(ndx_layout *out, const ndx_layout *l, const ndx_range *rang
   if (st != NDX_OK) return st;
   if (!ranges && l->rank > 0) return ndx_fail(NDX_EINVAL, "ndx_slice: ranges is NULL");
   ndx_move m = {.kind = NDX_SLICE, .n = l->rank, .ranges = ranges};
-  return ndx_apply_as("ndx_slice", out, &m, l);
+  return apply_checked("ndx_slice", out, &m, l);
 }
 
 ndx_status ndx_unfold(ndx_layout *out, const ndx_layout *l, int n, const ndx_window *w) {
@@ -270,10 +276,9 @@ ndx_status ndx_unfold(ndx_layout *out, const ndx_layout *l, int n, const ndx_win
   return ndx_apply_as("ndx_unfold", out, &m, l);
 }
 
-/* Checks that `axis` is one of the `rank` axes of `l`, for the one-axis calls. */
+/* Checks that `axis` is one of the `rank` axes of a checked `l`, for the
+ * one-axis calls. */
 static ndx_status check_axis(const char *call, const ndx_layout *l, int axis) {
-  ndx_status st = ndx_check_layout(call, "layout", l);
-  if (st != NDX_OK) return st;
   if (axis < 0 || axis >= l->rank)
     return ndx_fail(NDX_EINVAL, "%s: axis %d is not an axis of rank %d", call, axis, l->rank);
   return NDX_OK;
@@ -286,11 +291,12 @@ static ndx_status slice_one_axis(const char *call, ndx_layout *out, const ndx_la
   for (int a = 0; a < l->rank; a++) ranges[a] = (ndx_range){0, l->shape[a], 1};
   ranges[axis] = r;
   ndx_move m = {.kind = NDX_SLICE, .n = l->rank, .ranges = ranges};
-  return ndx_apply_as(call, out, &m, l);
+  return apply_checked(call, out, &m, l);
 }
 
 ndx_status ndx_narrow(ndx_layout *out, const ndx_layout *l, int axis, int64_t start, int64_t len) {
-  ndx_status st = check_axis("ndx_narrow", l, axis);
+  ndx_status st = ndx_check_layout("ndx_narrow", "layout", l);
+  if (st == NDX_OK) st = check_axis("ndx_narrow", l, axis);
   if (st != NDX_OK) return st;
   int64_t d = l->shape[axis];
   if (start < 0 || len < 0 || start > d || len > d - start)
@@ -300,7 +306,8 @@ ndx_status ndx_narrow(ndx_layout *out, const ndx_layout *l, int axis, int64_t st
 }
 
 ndx_status ndx_flip(ndx_layout *out, const ndx_layout *l, int axis) {
-  ndx_status st = check_axis("ndx_flip", l, axis);
+  ndx_status st = ndx_check_layout("ndx_flip", "layout", l);
+  if (st == NDX_OK) st = check_axis("ndx_flip", l, axis);
   if (st != NDX_OK) return st;
   int64_t d = l->shape[axis];
   /* The offset moves by (d-1)*s with s's sign kept, so flipping twice is the
@@ -309,7 +316,8 @@ ndx_status ndx_flip(ndx_layout *out, const ndx_layout *l, int axis) {
 }
 
 ndx_status ndx_transpose(ndx_layout *out, const ndx_layout *l, int a, int b) {
-  ndx_status st = check_axis("ndx_transpose", l, a);
+  ndx_status st = ndx_check_layout("ndx_transpose", "layout", l);
+  if (st == NDX_OK) st = check_axis("ndx_transpose", l, a);
   if (st == NDX_OK) st = check_axis("ndx_transpose", l, b);
   if (st != NDX_OK) return st;
   int32_t perm[NDX_MAX_RANK];
@@ -317,14 +325,15 @@ ndx_status ndx_transpose(ndx_layout *out, const ndx_layout *l, int a, int b) {
   perm[a] = b;
   perm[b] = a;
   ndx_move m = {.kind = NDX_PERMUTE, .n = l->rank, .perm = perm};
-  return ndx_apply_as("ndx_transpose", out, &m, l);
+  return apply_checked("ndx_transpose", out, &m, l);
 }
 
 /* Squeeze and unsqueeze are reshapes that only remove or insert an extent-1
  * axis, whose stride the canonical form makes 0: the other axes keep their
  * strides, so the result is built directly rather than by the reshape walk. */
 ndx_status ndx_squeeze(ndx_layout *out, const ndx_layout *l, int axis) {
-  ndx_status st = check_axis("ndx_squeeze", l, axis);
+  ndx_status st = ndx_check_layout("ndx_squeeze", "layout", l);
+  if (st == NDX_OK) st = check_axis("ndx_squeeze", l, axis);
   if (st != NDX_OK) return st;
   if (l->shape[axis] != 1)
     return ndx_fail(NDX_EINVAL, "ndx_squeeze: axis %d has extent %lld, not 1", axis,

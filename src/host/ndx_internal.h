@@ -32,9 +32,21 @@ static inline bool ndx_mul_ok(int64_t a, int64_t b, int64_t *r) {
 ndx_status ndx_check_shape(const char *call, const char *what, int rank, const int64_t *shape,
                            int64_t *numel);
 
-/* Checks a layout argument for `call`: not NULL, rank in [0, NDX_MAX_RANK].
- * The rest of a layout made by ndx_ calls needs no check. */
+/* Checks a layout argument for `call`: not NULL and not flawed (ndx_layout_flaw), else
+ * NDX_EINVAL naming `name` and the values. O(rank), so that no call reads past the arrays or
+ * overflows on a layout written by hand. */
 ndx_status ndx_check_layout(const char *call, const char *name, const ndx_layout *l);
+
+/* ndx_check_layout for entry k of an array argument, named by `name_fmt` with k (e.g.
+ * "in[%d]"); the name is formatted only on failure, so the check stays O(rank). */
+ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k, const ndx_layout *l);
+
+/* True iff `l` is not what ndx_make could have written: a rank outside [0, NDX_MAX_RANK], an
+ * extent outside [0, NDX_MAX_NUMEL], non-zero extents multiplying past it, an axis of extent d > 1
+ * whose (d-1)*|s| overflows (INT64_MIN included), a position outside [0, NDX_MAX_NUMEL), or no
+ * element with a non-zero offset. Then writes why into `why` as snprintf does (`why` may be NULL
+ * when size is 0), naming the axis and the values. Never writes the message. O(rank). */
+bool ndx_layout_flaw(const ndx_layout *l, char *why, size_t size);
 
 /* ndx_make, reporting failures as `call`: every move ends here, so every
  * result passes the same limits and comes out canonical. */

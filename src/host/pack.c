@@ -69,8 +69,10 @@ static void merge_runs(operands *o) {
  * full-size layouts would cost more than building the whole pack. */
 static ndx_status gather_operands(const char *fn, operands *o, int n, const ndx_layout *const *in,
                                   int bits) {
-  for (int k = 0; k < n; k++)
-    if (!in[k]) return ndx_fail(NDX_EINVAL, "%s: layout %d is NULL", fn, k);
+  for (int k = 0; k < n; k++) {
+    ndx_status st = ndx_check_layout_nth(fn, "layout %d", k, in[k]);
+    if (st != NDX_OK) return st;
+  }
   if (!valid_bits(bits))
     return ndx_fail(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", fn, bits);
   const ndx_layout *first = in[0];
@@ -139,13 +141,16 @@ static void normalize_for_destination(operands *o) {
 
 /* True iff every position of every operand and the element count fit in
  * int32 (then so does every partial sum a kernel forms, each being a
- * position of the same operand). */
+ * position of the same operand). Checked arithmetic: a pack read back may
+ * hold any words. */
 static bool fits_narrow(const operands *o) {
   if (o->numel > INT32_MAX) return false;
   for (int k = 0; k < o->nops; k++) {
-    int64_t hi = o->offset[k];
+    int64_t hi = o->offset[k], reach;
     for (int a = 0; a < o->rank; a++)
-      if (o->strides[k][a] > 0) hi += (o->shape[a] - 1) * o->strides[k][a];
+      if (o->shape[a] > 1 && o->strides[k][a] > 0 &&
+          (!ndx_mul_ok(o->shape[a] - 1, o->strides[k][a], &reach) || !ndx_add_ok(hi, reach, &hi)))
+        return false;
     if (hi > INT32_MAX) return false;
   }
   return true;
@@ -265,6 +270,8 @@ ndx_status ndx_pack_copy(void *buf, size_t size, size_t *used, const ndx_layout 
 ndx_status ndx_pack_permute(void *buf, const int32_t *perm) {
   if (!buf || !perm)
     return ndx_fail(NDX_EINVAL, "ndx_pack_permute: %s is NULL", buf ? "perm" : "buf");
+  if ((uintptr_t)buf % 8 != 0)
+    return ndx_fail(NDX_EINVAL, "ndx_pack_permute: buf %p is not 8-byte aligned", buf);
   operands o, p;
   int bits;
   bool wide;

@@ -23,6 +23,8 @@ static void carry(ndx_sym_layout *r, int to, const ndx_sym_layout *l, int from) 
 
 ndx_status ndx_sym_wrap(ndx_sym_layout *out, const ndx_layout *l) {
   if (!out || !l) return ndx_fail(NDX_EINVAL, "ndx_sym_wrap: %s is NULL", out ? "l" : "out");
+  ndx_status st = ndx_check_layout("ndx_sym_wrap", "l", l);
+  if (st != NDX_OK) return st;
   ndx_sym_layout r;
   memset(&r, 0, sizeof r);
   r.layout = *l;
@@ -33,6 +35,8 @@ ndx_status ndx_sym_wrap(ndx_sym_layout *out, const ndx_layout *l) {
 ndx_status ndx_sym_mark(ndx_sym_layout *out, const ndx_sym_layout *l, int axis, int32_t symbol,
                         int64_t min) {
   if (!out || !l) return ndx_fail(NDX_EINVAL, "ndx_sym_mark: %s is NULL", out ? "l" : "out");
+  ndx_status st = ndx_check_layout("ndx_sym_mark", "l", &l->layout);
+  if (st != NDX_OK) return st;
   int rank = l->layout.rank;
   if (axis < 0 || axis >= rank)
     return ndx_fail(NDX_EINVAL, "ndx_sym_mark: axis %d is out of range for rank %d", axis, rank);
@@ -213,6 +217,8 @@ ndx_status ndx_sym_resolve(ndx_layout *out, const ndx_sym_layout *l, const ndx_s
   if (env->n < 0 || (env->n > 0 && (!env->symbols || !env->values)))
     return ndx_fail(NDX_EINVAL, "ndx_sym_resolve: env has n = %d with %s", (int)env->n,
                     env->n < 0 ? "n negative" : "a NULL table");
+  ndx_status st = ndx_check_layout("ndx_sym_resolve", "l", &l->layout);
+  if (st != NDX_OK) return st;
   const ndx_layout *c = &l->layout;
   int64_t shape[NDX_MAX_RANK], offset = c->offset;
   for (int a = 0; a < c->rank; a++) {
