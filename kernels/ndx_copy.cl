@@ -13,29 +13,138 @@
  *   ndx_transpose_B  one tile of ndx_tile_shape (B = 1 .. 128; for B < 8
  *                    only where ndx_tile_bits_ok)
  *   ndx_bytes_B      destination bytes [first + i*chunk, ...) for B = 1, 2, 4
- *   ndx_positions    operand 0 and 1 positions of every index (for tests) */
+ *   ndx_positions    operand 0 and 1 positions of every index (for tests)
+ *
+ * Built with -DNDX_BOUNDS_CHECK (meson option bounds_check), every copy
+ * kernel takes three more arguments, the two buffers' sizes in bytes and a
+ * __global uint status[8], and before copying walks the positions of every
+ * element its work-item is given, on both sides: the bytes an element
+ * occupies (for 1, 2 and 4 bits, the byte holding its bits) must lie in its
+ * buffer. A work-item with an element outside copies nothing, and the first
+ * such work-item to claim status[0] (0 -> 1) records what it found:
+ *   status[1]     operand: 0 dst, 1 src
+ *   status[2..3]  the element's position (low, high 32 bits)
+ *   status[4..5]  the end of its bytes: the buffer size it needs
+ *   status[6..7]  the work-item's global id
+ * The header's accesses (elements, 8-byte words of sub-byte rows, vector
+ * blocks of tile rows) stay inside the bytes of the elements they copy, so
+ * checking elements checks every byte a work-item reads or writes. Without
+ * the macro the kernels are exactly the unchecked ones. */
 #include "ndx/ndx_device.h"
 
 #define NDX_PACK_ARG __constant const ndx_pack_head *p
 #define NDX_BUFFER_ARGS __global uchar *restrict dst, __global const uchar *restrict src
 
+#ifdef NDX_BOUNDS_CHECK
+#define NDX_CHECK_ARGS , ulong dst_size, ulong src_size, __global uint *status
+#define NDX_CHECK(kind, B, chunk)                                                                  \
+  if (ndx_check_##kind(p, B, (long)get_global_id(0), chunk, dst_size, src_size, status)) return;
+
+/* 1 when element `pos` of operand k lies outside its `size` bytes; then the
+ * first work-item to find one records it. */
+NDX_FN int ndx_check_elem(int k, long pos, int bits, ulong size, long item, __global uint *status) {
+  long b0 = (long)(((ulong)pos * (ulong)bits) >> 3);
+  long b1 = (long)((((ulong)pos + 1) * (ulong)bits + 7) >> 3);
+  if (pos >= 0 && b0 >= 0 && (ulong)b1 <= size) return 0;
+  if (atomic_cmpxchg(status, 0u, 1u) == 0u) {
+    status[1] = (uint)k;
+    status[2] = (uint)(ulong)pos;
+    status[3] = (uint)((ulong)pos >> 32);
+    status[4] = (uint)(ulong)b1;
+    status[5] = (uint)((ulong)b1 >> 32);
+    status[6] = (uint)(ulong)item;
+    status[7] = (uint)((ulong)item >> 32);
+  }
+  return 1;
+}
+
+/* The C-order elements [i0, i1), walked by the odometer. */
+NDX_FN int ndx_check_walk(NDX_PACK_ARG, int bits, long i0, long i1, ulong dst_size, ulong src_size,
+                          long item, __global uint *status) {
+  if (i0 >= i1) return 0;
+  NDX_W(ndx_odo) o;
+  NDX_W(ndx_odo_start)(p, &o, (NDX_WORD)i0);
+  for (long i = i0; i < i1; i++) {
+    if (ndx_check_elem(0, (long)o.pos[0], bits, dst_size, item, status) ||
+        ndx_check_elem(1, (long)o.pos[1], bits, src_size, item, status))
+      return 1;
+    NDX_W(ndx_odo_next)(p, &o);
+  }
+  return 0;
+}
+
+/* The elements of ndx_copy_range_item's range. */
+NDX_FN int ndx_check_range(NDX_PACK_ARG, int bits, long item, long chunk, ulong dst_size,
+                           ulong src_size, __global uint *status) {
+  long i0 = item * chunk;
+  if (i0 >= p->numel) return 0;
+  return ndx_check_walk(p, bits, i0, ndx_min64(p->numel, i0 + chunk), dst_size, src_size, item,
+                        status);
+}
+
+/* The elements whose destination bytes ndx_copy_bytes_item is given. */
+NDX_FN int ndx_check_bytes(NDX_PACK_ARG, int bits, long item, long chunk, ulong dst_size,
+                           ulong src_size, __global uint *status) {
+  long first, end;
+  NDX_W(ndx_bytes_span)(p, bits, &first, &end);
+  long b0 = first + item * chunk;
+  if (b0 >= end) return 0;
+  long b1 = ndx_min64(end, b0 + chunk);
+  int lg = ndx_sub_log2(bits);
+  return ndx_check_walk(p, bits, NDX_W(ndx_count_below)(p, b0 << lg),
+                        NDX_W(ndx_count_below)(p, b1 << lg), dst_size, src_size, item, status);
+}
+
+/* Every element of ndx_copy_tile_item's tile. */
+NDX_FN int ndx_check_tile(NDX_PACK_ARG, int bits, long item, long chunk, ulong dst_size,
+                          ulong src_size, __global uint *status) {
+  (void)chunk;
+  if (p->numel == 0) return 0;
+  int r = (int)p->rank;
+  long di = NDX_W(ndx_extent)(p, r - 2), dj = NDX_W(ndx_extent)(p, r - 1), th, tw;
+  NDX_W(ndx_tile_shape)(p, &th, &tw);
+  long tj = (dj + tw - 1) / tw, ti = (di + th - 1) / th;
+  long col = item / ti, batch = col / tj;
+  if (batch >= p->numel / (di * dj)) return 0;
+  long i0 = (item - col * ti) * th, j0 = (col - batch * tj) * tw;
+  long pd = NDX_W(ndx_position_lead)(p, 0, (NDX_WORD)batch, r - 2);
+  long ps = NDX_W(ndx_position_lead)(p, 1, (NDX_WORD)batch, r - 2);
+  long sdi = NDX_W(ndx_stride)(p, 0, r - 2), sdj = NDX_W(ndx_stride)(p, 0, r - 1);
+  long ssi = NDX_W(ndx_stride)(p, 1, r - 2), ssj = NDX_W(ndx_stride)(p, 1, r - 1);
+  for (long i = i0; i < ndx_min64(di, i0 + th); i++)
+    for (long j = j0; j < ndx_min64(dj, j0 + tw); j++)
+      if (ndx_check_elem(0, pd + i * sdi + j * sdj, bits, dst_size, item, status) ||
+          ndx_check_elem(1, ps + i * ssi + j * ssj, bits, src_size, item, status))
+        return 1;
+  return 0;
+}
+#else
+#define NDX_CHECK_ARGS
+#define NDX_CHECK(kind, B, chunk)
+#endif
+
 #define NDX_WHOLE_BYTE_KERNELS(B)                                                                  \
-  __kernel void ndx_rows_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk) {                          \
+  __kernel void ndx_rows_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {           \
+    NDX_CHECK(range, B, chunk)                                                                     \
     NDX_W(ndx_copy_range_item)(p, dst, src, B, (long)get_global_id(0), chunk, 1);                  \
   }                                                                                                \
-  __kernel void ndx_gather_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk) {                        \
+  __kernel void ndx_gather_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {         \
+    NDX_CHECK(range, B, chunk)                                                                     \
     NDX_W(ndx_copy_range_item)(p, dst, src, B, (long)get_global_id(0), chunk, 0);                  \
   }                                                                                                \
-  __kernel void ndx_transpose_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk) {                     \
+  __kernel void ndx_transpose_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {      \
+    NDX_CHECK(tile, B, chunk)                                                                      \
     (void)chunk;                                                                                   \
     NDX_W(ndx_copy_tile_item)(p, dst, src, B, (long)get_global_id(0));                             \
   }
 
 #define NDX_SUB_BYTE_KERNELS(B)                                                                    \
-  __kernel void ndx_bytes_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk) {                         \
+  __kernel void ndx_bytes_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {          \
+    NDX_CHECK(bytes, B, chunk)                                                                     \
     NDX_W(ndx_copy_bytes_item)(p, dst, src, B, (long)get_global_id(0), chunk);                     \
   }                                                                                                \
-  __kernel void ndx_transpose_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk) {                     \
+  __kernel void ndx_transpose_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {      \
+    NDX_CHECK(tile, B, chunk)                                                                      \
     (void)chunk;                                                                                   \
     NDX_W(ndx_copy_tile_item)(p, dst, src, B, (long)get_global_id(0));                             \
   }

@@ -18,6 +18,7 @@
 #include "device/cl_internal.h"
 #include "ndx/ndx_cl.h"
 #include "ndx/ndx_pack.h"
+#include "cl_env.h"
 #include "oracle.h"
 
 /* ---- Environment --------------------------------------------------------------- */
@@ -31,27 +32,8 @@ static struct {
 } env;
 
 static void setup(void) {
-  cl_platform_id platforms[8];
-  cl_uint np = 0;
-  if (clGetPlatformIDs(8, platforms, &np) != CL_SUCCESS || np == 0) {
-    snprintf(env.missing, sizeof env.missing, "no OpenCL platform");
-    return;
-  }
-  /* NDX_CL_PLATFORM picks a platform by a part of its name (e.g. NVIDIA) */
-  const char *want = getenv("NDX_CL_PLATFORM");
-  for (cl_uint i = 0; i < np && !env.device; i++) {
-    char name[256] = "";
-    clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
-    if (want && *want && !strstr(name, want)) continue;
-    cl_uint nd = 0;
-    if (clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 1, &env.device, &nd) != CL_SUCCESS)
-      env.device = NULL;
-  }
-  if (!env.device) {
-    snprintf(env.missing, sizeof env.missing, "no OpenCL device on %u platform(s)%s%s", np,
-             want && *want ? " named like " : "", want && *want ? want : "");
-    return;
-  }
+  env.device = cl_env_device(env.missing, sizeof env.missing);
+  if (!env.device) return;
   cl_int e;
   env.context = clCreateContext(NULL, 1, &env.device, NULL, NULL, &e);
   cr_assert_eq(e, CL_SUCCESS, "clCreateContext: %d", e);

@@ -7,12 +7,51 @@
  * byte of each cl_mem (bit order as in ndx_layout.h).
  *
  * The kernels are embedded in the library: ndx_cl_create builds them once per
- * context and device, no kernel path is ever passed. An ndx_cl is
- * thread-safe: copies may be enqueued on it from several threads at once.
+ * context and device, no kernel path is ever passed.
+ *
+ * Threads: one ndx_cl may be used from any number of threads at once:
+ * ndx_cl_plan_create, ndx_cl_plan_enqueue (also of one plan), ndx_cl_copy and
+ * ndx_cl_check, on one queue or on a queue per thread. ndx sets the
+ * arguments of its shared kernel objects and enqueues under the ndx_cl's
+ * lock (OpenCL's clSetKernelArg is not thread-safe on one cl_kernel).
+ * ndx_cl_create may run in several threads at once; ndx_cl_destroy and
+ * ndx_cl_plan_destroy must not race with any use of their object. Each
+ * thread reads its own ndx_last_error(). Ordering between copies on
+ * different queues is the caller's (events or clFinish), as in OpenCL.
+ *
+ * Objects: ndx checks that every handle is not NULL, that a queue and the
+ * buffers belong to the ndx_cl's context (and the queue to its device), and
+ * that a buffer is a buffer (CL_MEM_TYPE) that holds the layout's bytes
+ * (CL_MEM_SIZE, sub-buffers included). It cannot check that a handle is
+ * alive: querying a released object (reference count at zero) is undefined
+ * in OpenCL, so passing one is the caller's fault, not a detected error.
+ * What ndx does promise: the caller may release dst and src, and destroy a
+ * plan, as soon as the call that enqueued a copy returns; the queued copy
+ * keeps what it uses alive until it completes.
  *
  * Every call returns an ndx_status; an OpenCL failure is NDX_EDEVICE with the
  * cl_int (and, for a failed build, the build log) in ndx_last_error(). A call
- * that fails enqueues nothing and leaks nothing. */
+ * that fails enqueues nothing (except the bounds-check reports below) and
+ * leaks nothing, whichever OpenCL call or allocation failed.
+ *
+ * Bounds-check build (meson -Dbounds_check=true, for debugging): the kernels
+ * are built with -DNDX_BOUNDS_CHECK and every work-item checks the bytes of
+ * every element it reads and writes against the buffer sizes before it
+ * copies; a work-item that finds one outside copies nothing and records the
+ * first such element. ndx_cl_plan_enqueue and ndx_cl_copy then report it as
+ * NDX_ERANGE naming the kernel, the work-item, the operand, the element
+ * position and the buffer size: a copy enqueued without a wait list (nwait
+ * 0) waits for its kernel in this build and returns that status (so it must
+ * not be queued behind a command that waits for the host); a copy with a
+ * wait list returns at once and its report comes from the next
+ * ndx_cl_check. A reported copy leaves `*done` unset; the work-items that
+ * found nothing outside have copied. The one call that fails after its
+ * kernel is queued is this build's: when enqueueing the status read-back
+ * fails, the result is NDX_EDEVICE naming clEnqueueReadBuffer and the copy
+ * runs unreported. Through this API the host's checks already refuse every
+ * span past a buffer; the device check guards the kernels themselves (a
+ * kernel bug, a layout the host got wrong). The normal build's kernels
+ * are the unchecked ones, unchanged. */
 #ifndef NDX_CL_H
 #define NDX_CL_H
 
@@ -30,13 +69,27 @@ typedef struct ndx_cl_plan ndx_cl_plan;
 
 /* Builds ndx's programs for `device` in `context` (retained until destroy).
  * Returns NDX_OK; NDX_EINVAL for NULL arguments; NDX_ENOMEM; NDX_EDEVICE when
- * OpenCL fails, the build log in ndx_last_error(). Costs one program build
- * (about a second on PoCL cold, milliseconds from its cache). */
+ * OpenCL fails, the build log in ndx_last_error(); on failure `*out` is
+ * untouched. Costs two program builds the first time for a device (about 4 s
+ * on PoCL cold, 70 ms each from PoCL's disk cache), about 5 ms each once the
+ * process has built them for that device (ndx keeps their binaries), and no
+ * build at all while another ndx_cl of the same context and device lives
+ * (they share the programs); then 36 kernel objects of its own. */
 ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device);
 
 /* Releases everything `cl` holds; NULL is allowed. Copies already enqueued
- * complete normally. */
+ * complete normally (in the bounds-check build, destroy waits for the
+ * copies that ndx_cl_check has not collected). The built programs' binaries
+ * stay in process memory (about 0.6 MiB per device on PoCL), so that the next
+ * ndx_cl_create for the same device costs milliseconds. */
 void ndx_cl_destroy(ndx_cl *cl);
+
+/* Collects the bounds-check reports of copies enqueued with a wait list,
+ * waiting for them. Returns NDX_OK (always, at once, in the normal build);
+ * NDX_EINVAL for a NULL `cl`; NDX_ERANGE for the first reported violation
+ * (message as in the header comment); NDX_EDEVICE when waiting fails. Every
+ * pending report is freed either way. Blocks until those copies complete. */
+ndx_status ndx_cl_check(ndx_cl *cl);
 
 /* Plans copying element i of `src_l` to element i of `dst_l`, `bits` wide:
  * checks, coalesces both layouts together, picks the kernel and packs its
@@ -53,14 +106,22 @@ ndx_status ndx_cl_plan_create(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *d
 /* Enqueues the planned copy from `src` to `dst` on `queue` after the `nwait`
  * events in `wait`; `*done` (if `done` is not NULL) gets an event that
  * completes with the copy (an empty copy enqueues a marker when `done` or a
- * wait list is given, and nothing otherwise). The source and destination
- * bytes must not overlap. Returns NDX_OK; NDX_EINVAL for a NULL plan, queue or
- * buffer, `nwait` and `wait` that disagree (one zero or NULL, the other not),
- * a queue or buffer of another context (or a queue of another device) than
- * the plan's ndx_cl, or `dst == src` with layouts whose byte spans overlap;
- * NDX_ERANGE when a layout's span (in bits, rounded up to bytes) passes its
- * buffer's CL_MEM_SIZE; NDX_EDEVICE. On failure nothing is enqueued. The
- * plan may be enqueued from several threads at once. O(1) host work. */
+ * wait list is given, and nothing otherwise). `dst` and `src` may be one
+ * buffer (or sub-buffers of one buffer) when the layouts' byte spans are
+ * disjoint; overlapping bytes are refused, not copied as memmove would (a
+ * kernel reading bytes that other work-items write has no defined result).
+ * Returns NDX_OK; NDX_EINVAL for a NULL plan, queue or buffer, `nwait` and
+ * `wait` that disagree (one zero or NULL, the other not), a queue or buffer of
+ * another context (or a queue of another device) than the plan's ndx_cl, a
+ * memory object that is not a buffer or that OpenCL calls invalid, or dst
+ * and src bytes [lo, end) of one buffer that intersect (for 1, 2 and 4 bits,
+ * sharing a byte is intersecting); NDX_ERANGE when a layout's bytes (its span
+ * in bits, rounded out to bytes) pass its buffer's CL_MEM_SIZE, the message
+ * naming dst or src, the bytes needed and the buffer's size; NDX_ENOMEM;
+ * NDX_EDEVICE. On failure nothing is enqueued and `*done` is untouched. The
+ * plan may be enqueued from several threads at once. O(1) host work (a few
+ * object queries; no allocation, except a 32-byte status buffer per kernel
+ * in the bounds-check build). */
 ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, cl_mem dst,
                                cl_mem src, cl_uint nwait, const cl_event *wait, cl_event *done);
 
@@ -78,7 +139,8 @@ const char *ndx_cl_plan_path(const ndx_cl_plan *plan);
 void ndx_cl_plan_destroy(ndx_cl_plan *plan);
 
 /* One copy: ndx_cl_plan_create, ndx_cl_plan_enqueue and ndx_cl_plan_destroy
- * in one call, with their statuses. */
+ * in one call, with their statuses (a failed allocation of the plan's small
+ * device buffer is NDX_EDEVICE with OpenCL's code, and leaks nothing). */
 ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst, const ndx_layout *dst_l,
                        cl_mem src, const ndx_layout *src_l, int bits, cl_uint nwait,
                        const cl_event *wait, cl_event *done);

@@ -5,7 +5,21 @@
  * once (ndx_pack_copy), reads the normalized pack back to pick its path, and
  * uploads the pack into a small read-only buffer passed as a __constant
  * argument. Enqueueing sets the shared kernel's arguments and enqueues under
- * the ndx_cl's mutex, so that threads never interleave the two. */
+ * the ndx_cl's mutex, so that threads never interleave the two (OpenCL's
+ * clSetKernelArg is not thread-safe on one cl_kernel; the enqueue captures
+ * the arguments, so the lock is held for those two calls only).
+ *
+ * The ndx_cl objects of one context and device share their two programs
+ * (each has its own kernel objects), and built programs are kept as
+ * binaries per device for the process's life: from PoCL's disk cache a
+ * source build still costs about 70 ms per form, from a binary about 5 ms,
+ * reusing a built program nothing (and PoCL keeps some 20 KiB per program
+ * it ever built).
+ *
+ * With NDX_BOUNDS_CHECK (meson option bounds_check) the kernels are built
+ * with -DNDX_BOUNDS_CHECK and check every element against the buffer sizes
+ * (kernels/ndx_copy.cl); each kernel enqueue then gets a small status buffer
+ * whose read-back reports a violation (ndx_cl_plan_enqueue, ndx_cl_check). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +59,21 @@ static const char *const path_name[] = {"empty", "buffer", "rows", "transpose", 
  * kernel (a pack buffer, arguments) outweighs the copy. */
 #define KERNEL_COPY_BYTES (1 << 20)
 
+#ifndef NDX_BOUNDS_CHECK
+#define NDX_BOUNDS_CHECK 0
+#endif
+enum { STATUS_WORDS = 8 }; /* the bounds-check status (kernels/ndx_copy.cl) */
+
+/* A bounds-checked kernel's status on its way back to the host. */
+typedef struct check {
+  struct check *next;
+  cl_mem status;
+  cl_event read; /* the read-back of status into host */
+  cl_uint host[STATUS_WORDS];
+  char kernel[48];
+  size_t size[2]; /* dst's and src's bytes */
+} check;
+
 struct ndx_cl {
   cl_context context;
   cl_device_id device;
@@ -52,13 +81,17 @@ struct ndx_cl {
   cl_kernel kernel[2][K_KINDS][NWIDTHS]; /* NULL where a kind lacks a width */
   size_t local[2][K_KINDS][NWIDTHS];
   cl_ulong max_constant;
-  pthread_mutex_t lock;
+  pthread_mutex_t lock; /* kernel arguments and enqueues; the pending list */
+  check *pending;       /* bounds-checked copies enqueued with a wait list */
+  struct share *share;  /* the programs' entry in `shares` */
 };
 
 struct ndx_cl_plan {
   ndx_cl *cl;
   enum path path;
   int wide;
+  bool unchecked; /* NDX_CL_PLAN_UNCHECKED */
+  char kernel_name[24];
   cl_kernel kernel;
   cl_mem pack;
   size_t items, global, local;
@@ -148,10 +181,146 @@ static ndx_status cl_fail(const char *fn, const char *call, cl_int e) {
 /* ---- Programs -------------------------------------------------------------- */
 
 const char *ndx_cl_build_options(int wide) {
+  if (NDX_BOUNDS_CHECK)
+    return wide ? "-cl-std=CL1.2 -DNDX_WIDE=1 -DNDX_BOUNDS_CHECK"
+                : "-cl-std=CL1.2 -DNDX_WIDE=0 -DNDX_BOUNDS_CHECK";
   return wide ? "-cl-std=CL1.2 -DNDX_WIDE=1" : "-cl-std=CL1.2 -DNDX_WIDE=0";
 }
 
-static ndx_status build_program(ndx_cl *cl, int wide) {
+int ndx_cl_bounds_checked(void) {
+  return NDX_BOUNDS_CHECK;
+}
+
+/* A built copy program of one device and form, kept for the process's life
+ * (reachable from `binaries`, never freed). */
+typedef struct binary {
+  struct binary *next;
+  cl_device_id device;
+  cl_platform_id platform;
+  int wide;
+  size_t size;
+  unsigned char bytes[];
+} binary;
+
+static pthread_mutex_t binaries_lock = PTHREAD_MUTEX_INITIALIZER;
+static binary *binaries;
+
+/* The programs of the live ndx_cl objects, by context and device. An entry
+ * holds no reference: each of its `users` holds its own on the programs,
+ * and the last one to go removes the entry. Under binaries_lock. */
+typedef struct share {
+  struct share *next;
+  cl_context context;
+  cl_device_id device;
+  cl_program program[2];
+  int users;
+} share;
+
+static share *shares;
+
+/* Takes the programs of a live ndx_cl of the same context and device; false
+ * when there is none. */
+static bool share_programs(ndx_cl *cl) {
+  pthread_mutex_lock(&binaries_lock);
+  share *h = shares;
+  while (h && !(h->context == cl->context && h->device == cl->device)) h = h->next;
+  if (h && clRetainProgram(h->program[0]) == CL_SUCCESS) {
+    if (clRetainProgram(h->program[1]) == CL_SUCCESS) {
+      cl->program[0] = h->program[0];
+      cl->program[1] = h->program[1];
+      cl->share = h;
+      h->users++;
+    } else {
+      clReleaseProgram(h->program[0]);
+    }
+  }
+  pthread_mutex_unlock(&binaries_lock);
+  return cl->share != NULL;
+}
+
+/* Offers the programs `cl` built to later ndx_cl objects; nothing when out of
+ * memory. */
+static void publish_programs(ndx_cl *cl) {
+  share *h = malloc(sizeof *h);
+  if (!h) return;
+  h->context = cl->context;
+  h->device = cl->device;
+  h->program[0] = cl->program[0];
+  h->program[1] = cl->program[1];
+  h->users = 1;
+  pthread_mutex_lock(&binaries_lock);
+  h->next = shares;
+  shares = h;
+  pthread_mutex_unlock(&binaries_lock);
+  cl->share = h;
+}
+
+static void unshare_programs(ndx_cl *cl) {
+  if (!cl->share) return;
+  pthread_mutex_lock(&binaries_lock);
+  if (--cl->share->users == 0) {
+    share **at = &shares;
+    while (*at != cl->share) at = &(*at)->next;
+    *at = cl->share->next;
+    free(cl->share);
+  }
+  pthread_mutex_unlock(&binaries_lock);
+  cl->share = NULL;
+}
+
+static cl_platform_id platform_of(cl_device_id device) {
+  cl_platform_id p = NULL;
+  if (clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof p, &p, NULL) != CL_SUCCESS) return NULL;
+  return p;
+}
+
+/* The program from the kept binary, built; NULL when there is none or it
+ * does not build (then the caller builds from source). */
+static cl_program program_from_binary(ndx_cl *cl, int wide) {
+  cl_platform_id platform = platform_of(cl->device);
+  pthread_mutex_lock(&binaries_lock);
+  binary *b = binaries;
+  while (b && !(b->device == cl->device && b->platform == platform && b->wide == wide)) b = b->next;
+  pthread_mutex_unlock(&binaries_lock); /* entries are never changed or freed */
+  if (!b) return NULL;
+  const unsigned char *bytes = b->bytes;
+  cl_int e, ok;
+  cl_program p = clCreateProgramWithBinary(cl->context, 1, &cl->device, &b->size, &bytes, &ok, &e);
+  if (e != CL_SUCCESS) return NULL;
+  if (ok != CL_SUCCESS ||
+      clBuildProgram(p, 1, &cl->device, ndx_cl_build_options(wide), NULL, NULL) != CL_SUCCESS) {
+    clReleaseProgram(p);
+    return NULL;
+  }
+  return p;
+}
+
+/* Keeps the binary of a program built from source; nothing when it cannot. */
+static void keep_binary(ndx_cl *cl, cl_program p, int wide) {
+  size_t size = 0;
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+      size == 0)
+    return;
+  binary *b = malloc(sizeof *b + size);
+  if (!b) return;
+  unsigned char *bytes = b->bytes;
+  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bytes, &bytes, NULL) != CL_SUCCESS) {
+    free(b);
+    return;
+  }
+  b->device = cl->device;
+  b->platform = platform_of(cl->device);
+  b->wide = wide;
+  b->size = size;
+  pthread_mutex_lock(&binaries_lock);
+  b->next = binaries;
+  binaries = b;
+  pthread_mutex_unlock(&binaries_lock);
+}
+
+/* Builds program `wide` from source; the build log in the message when it
+ * fails. */
+static ndx_status build_source(ndx_cl *cl, int wide, cl_program *out) {
   const char *src = ndx_cl_copy_source;
   size_t len = ndx_cl_copy_source_size;
   cl_int e;
@@ -173,7 +342,21 @@ static ndx_status build_program(ndx_cl *cl, int wide) {
     clReleaseProgram(p);
     return NDX_EDEVICE;
   }
-  cl->program[wide] = p;
+  keep_binary(cl, p, wide);
+  *out = p;
+  return NDX_OK;
+}
+
+/* Program `wide`: from the kept binary, else from source. */
+static ndx_status build_program(ndx_cl *cl, int wide) {
+  cl->program[wide] = program_from_binary(cl, wide);
+  return cl->program[wide] ? NDX_OK : build_source(cl, wide, &cl->program[wide]);
+}
+
+/* The kernel objects of program `wide`, and their work-group sizes. */
+static ndx_status make_kernels(ndx_cl *cl, int wide) {
+  cl_program p = cl->program[wide];
+  cl_int e;
   for (int k = 0; k < K_KINDS; k++) {
     for (int w = 0; w < NWIDTHS; w++) {
       /* bytes: 1, 2, 4; rows and gather: 8 .. 128; transpose: all */
@@ -194,6 +377,8 @@ static ndx_status build_program(ndx_cl *cl, int wide) {
 
 void ndx_cl_destroy(ndx_cl *cl) {
   if (!cl) return;
+  ndx_cl_check(cl); /* waits for and frees the pending bounds checks */
+  unshare_programs(cl);
   for (int f = 0; f < 2; f++) {
     for (int k = 0; k < K_KINDS; k++)
       for (int w = 0; w < NWIDTHS; w++)
@@ -237,7 +422,11 @@ ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) 
   e = clGetDeviceInfo(device, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, sizeof cl->max_constant,
                       &cl->max_constant, NULL);
   if (e != CL_SUCCESS) s = cl_fail("ndx_cl_create", "clGetDeviceInfo", e);
-  for (int wide = 0; wide < 2 && s == NDX_OK; wide++) s = build_program(cl, wide);
+  if (s == NDX_OK && !share_programs(cl)) {
+    for (int wide = 0; wide < 2 && s == NDX_OK; wide++) s = build_program(cl, wide);
+    if (s == NDX_OK) publish_programs(cl);
+  }
+  for (int wide = 0; wide < 2 && s == NDX_OK; wide++) s = make_kernels(cl, wide);
   if (s != NDX_OK) {
     ndx_cl_destroy(cl);
     return s;
@@ -287,7 +476,7 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
                     : !cl    ? "cl"
                     : !dst_l ? "dst_l"
                              : "src_l");
-  if (flags & ~(unsigned)(NDX_CL_PLAN_WIDE | NDX_CL_PLAN_GATHER))
+  if (flags & ~(unsigned)(NDX_CL_PLAN_WIDE | NDX_CL_PLAN_GATHER | NDX_CL_PLAN_UNCHECKED))
     return ndx_fail(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
   ndx_status st = ndx_copy_check(fn, dst_l, src_l, bits);
   if (st != NDX_OK) return st;
@@ -305,6 +494,7 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
   if (!plan) return ndx_fail(NDX_ENOMEM, "%s: out of host memory", fn);
   plan->cl = cl;
   plan->path = path;
+  plan->unchecked = (flags & NDX_CL_PLAN_UNCHECKED) != 0;
   ndx_copy_byte_span(dst_l, bits, &plan->dst_lo, &plan->dst_end);
   ndx_copy_byte_span(src_l, bits, &plan->src_lo, &plan->src_end);
   if (path == P_EMPTY) goto done;
@@ -371,6 +561,7 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
   int w = log2_bits(bits);
   plan->wide = (int)h->wide;
   plan->kernel = cl->kernel[plan->wide][kind][w];
+  snprintf(plan->kernel_name, sizeof plan->kernel_name, "ndx_%s_%d", kind_name[kind], bits);
   plan->local = cl->local[plan->wide][kind][w];
   plan->items = (size_t)items;
   plan->global = round_up((size_t)items, plan->local);
@@ -413,20 +604,166 @@ void ndx_cl_plan_work(const ndx_cl_plan *plan, size_t *items, long long *chunk) 
 
 /* ---- Enqueue ----------------------------------------------------------------- */
 
-/* Checks that `mem` belongs to the plan's context and holds `end` bytes. */
-static ndx_status check_buffer(const ndx_cl_plan *plan, cl_mem mem, const char *name,
-                               cl_ulong end) {
-  static const char fn[] = "ndx_cl_plan_enqueue";
-  cl_context ctx;
+/* What enqueueing needs to know of a buffer argument. */
+typedef struct buffer_info {
+  cl_mem root;   /* the buffer itself, or the parent of a sub-buffer */
+  size_t offset; /* of its first byte in root */
   size_t size;
-  cl_int e = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof ctx, &ctx, NULL);
-  if (e == CL_SUCCESS) e = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL);
+} buffer_info;
+
+/* Checks that `mem` is a buffer of the plan's context and (unless the plan
+ * is unchecked) holds the layout's bytes [lo, end). */
+static ndx_status check_buffer(const ndx_cl_plan *plan, cl_mem mem, const char *name, int64_t lo,
+                               int64_t end, buffer_info *info) {
+  static const char fn[] = "ndx_cl_plan_enqueue";
+  cl_mem_object_type type;
+  cl_context ctx;
+  cl_mem parent = NULL;
+  size_t offset = 0;
+  cl_int e = clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, NULL);
+  if (e == CL_INVALID_MEM_OBJECT)
+    return ndx_fail(NDX_EINVAL, "%s: %s is not a valid cl_mem (clGetMemObjectInfo: %d, %s)", fn,
+                    name, (int)e, cl_error_name(e));
+  if (e == CL_SUCCESS) e = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof ctx, &ctx, NULL);
+  if (e == CL_SUCCESS)
+    e = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof info->size, &info->size, NULL);
+  if (e == CL_SUCCESS)
+    e = clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL);
+  if (e == CL_SUCCESS && parent)
+    e = clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof offset, &offset, NULL);
   if (e != CL_SUCCESS) return cl_fail(fn, "clGetMemObjectInfo", e);
+  if (type != CL_MEM_OBJECT_BUFFER)
+    return ndx_fail(NDX_EINVAL, "%s: %s is a memory object of type 0x%x, not a buffer (0x%x)", fn,
+                    name, (unsigned)type, (unsigned)CL_MEM_OBJECT_BUFFER);
   if (ctx != plan->cl->context)
-    return ndx_fail(NDX_EINVAL, "%s: %s belongs to another context than the ndx_cl's", fn, name);
-  if (end > size)
-    return ndx_fail(NDX_ERANGE, "%s: the %s layout reaches byte %llu, %s has %zu bytes", fn, name,
-                    (unsigned long long)end - 1, name, size);
+    return ndx_fail(NDX_EINVAL, "%s: %s belongs to another context (%p) than the ndx_cl's (%p)", fn,
+                    name, (void *)ctx, (void *)plan->cl->context);
+  if (!plan->unchecked && (uint64_t)end > info->size)
+    return ndx_fail(NDX_ERANGE,
+                    "%s: %s needs %lld bytes (its layout touches bytes [%lld, %lld)), %s has %zu",
+                    fn, name, (long long)end, (long long)lo, (long long)end, name, info->size);
+  info->root = parent ? parent : mem;
+  info->offset = parent ? offset : 0;
+  return NDX_OK;
+}
+
+/* The violation a bounds-check status reports, as a status and message. */
+static ndx_status check_report(const check *c) {
+  if (c->host[0] == 0) return NDX_OK;
+  int k = c->host[1] != 0;
+  uint64_t pos = c->host[2] | (uint64_t)c->host[3] << 32;
+  uint64_t need = c->host[4] | (uint64_t)c->host[5] << 32;
+  uint64_t item = c->host[6] | (uint64_t)c->host[7] << 32;
+  return ndx_fail(NDX_ERANGE,
+                  "ndx_cl_plan_enqueue: bounds check: kernel %s, work-item %llu: element position "
+                  "%llu of %s needs %llu bytes, %s has %zu; that work-item copied nothing",
+                  c->kernel, (unsigned long long)item, (unsigned long long)pos, k ? "src" : "dst",
+                  (unsigned long long)need, k ? "src" : "dst", c->size[k]);
+}
+
+/* Waits for a check's read-back, frees it and returns its report. */
+static ndx_status check_finish(check *c) {
+  cl_int e = clWaitForEvents(1, &c->read);
+  ndx_status s = e == CL_SUCCESS ? check_report(c) : cl_fail("ndx_cl_check", "clWaitForEvents", e);
+  clReleaseEvent(c->read);
+  clReleaseMemObject(c->status);
+  free(c);
+  return s;
+}
+
+ndx_status ndx_cl_check(ndx_cl *cl) {
+  if (!cl) return ndx_fail(NDX_EINVAL, "ndx_cl_check: cl is NULL");
+  pthread_mutex_lock(&cl->lock);
+  check *c = cl->pending;
+  cl->pending = NULL;
+  pthread_mutex_unlock(&cl->lock);
+  /* the list is newest first: report the oldest violation */
+  ndx_status s = NDX_OK;
+  while (c) {
+    check *next = c->next;
+    ndx_status t = check_finish(c);
+    if (t != NDX_OK) s = t;
+    c = next;
+  }
+  return s;
+}
+
+/* Enqueues the plan's kernel; in the bounds-check build with its status
+ * buffer and read-back. */
+static ndx_status enqueue_kernel(const ndx_cl_plan *plan, cl_command_queue queue, cl_mem dst,
+                                 cl_mem src, const buffer_info *bd, const buffer_info *bs,
+                                 cl_uint nwait, const cl_event *wait, cl_event *done) {
+  static const char fn[] = "ndx_cl_plan_enqueue";
+  ndx_cl *cl = plan->cl;
+  check *c = NULL;
+  cl_int e;
+  if (NDX_BOUNDS_CHECK) {
+    c = calloc(1, sizeof *c);
+    if (!c) return ndx_fail(NDX_ENOMEM, "%s: out of host memory", fn);
+    c->status = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               sizeof c->host, c->host, &e);
+    if (e != CL_SUCCESS) {
+      free(c);
+      return cl_fail(fn, "clCreateBuffer", e);
+    }
+    snprintf(c->kernel, sizeof c->kernel, "%s%s", plan->kernel_name, plan->wide ? " (64-bit)" : "");
+    c->size[0] = bd->size;
+    c->size[1] = bs->size;
+  }
+  cl_event ev = NULL;
+  const char *call = "clSetKernelArg";
+  pthread_mutex_lock(&cl->lock);
+  e = clSetKernelArg(plan->kernel, 0, sizeof(cl_mem), &plan->pack);
+  if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 1, sizeof(cl_mem), &dst);
+  if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 2, sizeof(cl_mem), &src);
+  if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 3, sizeof(cl_long), &plan->chunk);
+  if (c) {
+    cl_ulong sd = bd->size, ss = bs->size;
+    if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 4, sizeof sd, &sd);
+    if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 5, sizeof ss, &ss);
+    if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 6, sizeof(cl_mem), &c->status);
+  }
+  if (e == CL_SUCCESS) {
+    call = "clEnqueueNDRangeKernel";
+    e = clEnqueueNDRangeKernel(queue, plan->kernel, 1, NULL, &plan->global, &plan->local, nwait,
+                               wait, c || done ? &ev : NULL);
+  }
+  pthread_mutex_unlock(&cl->lock);
+  if (e != CL_SUCCESS) {
+    if (c) {
+      clReleaseMemObject(c->status);
+      free(c);
+    }
+    return cl_fail(fn, call, e);
+  }
+  if (c) {
+    e = clEnqueueReadBuffer(queue, c->status, CL_FALSE, 0, sizeof c->host, c->host, 1, &ev,
+                            &c->read);
+    if (e != CL_SUCCESS) {
+      /* the queued kernel holds c->status: no need to wait for it (it may
+       * wait for the host) */
+      clReleaseEvent(ev);
+      clReleaseMemObject(c->status);
+      free(c);
+      return cl_fail(fn, "clEnqueueReadBuffer", e);
+    }
+    if (nwait == 0) {
+      ndx_status s = check_finish(c);
+      if (s != NDX_OK) {
+        clReleaseEvent(ev);
+        return s;
+      }
+    } else {
+      pthread_mutex_lock(&cl->lock);
+      c->next = cl->pending;
+      cl->pending = c;
+      pthread_mutex_unlock(&cl->lock);
+    }
+  }
+  if (done)
+    *done = ev;
+  else if (ev)
+    clReleaseEvent(ev);
   return NDX_OK;
 }
 
@@ -450,14 +787,18 @@ ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, 
   if (ctx != plan->cl->context || dev != plan->cl->device)
     return ndx_fail(NDX_EINVAL, "%s: queue belongs to another %s than the ndx_cl's", fn,
                     ctx != plan->cl->context ? "context" : "device");
-  ndx_status s = check_buffer(plan, dst, "dst", plan->dst_end);
-  if (s == NDX_OK) s = check_buffer(plan, src, "src", plan->src_end);
+  buffer_info bd, bs;
+  ndx_status s = check_buffer(plan, dst, "dst", plan->dst_lo, plan->dst_end, &bd);
+  if (s == NDX_OK) s = check_buffer(plan, src, "src", plan->src_lo, plan->src_end, &bs);
   if (s != NDX_OK) return s;
-  if (dst == src && plan->dst_lo < plan->src_end && plan->src_lo < plan->dst_end)
-    return ndx_fail(
-        NDX_EINVAL, "%s: dst and src are one buffer and the layouts share bytes [%llu, %llu)", fn,
-        (unsigned long long)(plan->dst_lo > plan->src_lo ? plan->dst_lo : plan->src_lo),
-        (unsigned long long)(plan->dst_end < plan->src_end ? plan->dst_end : plan->src_end));
+  /* bytes of one buffer (or of sub-buffers of one buffer), in its coordinates */
+  uint64_t d0 = bd.offset + (uint64_t)plan->dst_lo, d1 = bd.offset + (uint64_t)plan->dst_end;
+  uint64_t s0 = bs.offset + (uint64_t)plan->src_lo, s1 = bs.offset + (uint64_t)plan->src_end;
+  if (bd.root == bs.root && d0 < s1 && s0 < d1)
+    return ndx_fail(NDX_EINVAL, "%s: dst and src are %s and the layouts share bytes [%llu, %llu)%s",
+                    fn, dst == src ? "one buffer" : "sub-buffers of one buffer",
+                    (unsigned long long)(d0 > s0 ? d0 : s0),
+                    (unsigned long long)(d1 < s1 ? d1 : s1), dst == src ? "" : " of their parent");
   switch (plan->path) {
   case P_EMPTY:
     if (done || nwait) {
@@ -471,22 +812,8 @@ ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, 
     if (e != CL_SUCCESS) return cl_fail(fn, "clEnqueueCopyBuffer", e);
     return NDX_OK;
   default:
-    break;
+    return enqueue_kernel(plan, queue, dst, src, &bd, &bs, nwait, wait, done);
   }
-  const char *call = "clSetKernelArg";
-  pthread_mutex_lock(&plan->cl->lock);
-  e = clSetKernelArg(plan->kernel, 0, sizeof(cl_mem), &plan->pack);
-  if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 1, sizeof(cl_mem), &dst);
-  if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 2, sizeof(cl_mem), &src);
-  if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 3, sizeof(cl_long), &plan->chunk);
-  if (e == CL_SUCCESS) {
-    call = "clEnqueueNDRangeKernel";
-    e = clEnqueueNDRangeKernel(queue, plan->kernel, 1, NULL, &plan->global, &plan->local, nwait,
-                               wait, done);
-  }
-  pthread_mutex_unlock(&plan->cl->lock);
-  if (e != CL_SUCCESS) return cl_fail(fn, call, e);
-  return NDX_OK;
 }
 
 ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst, const ndx_layout *dst_l,

@@ -20,7 +20,15 @@ const char *ndx_cl_build_options(int wide);
 enum {
   NDX_CL_PLAN_WIDE = 1u,   /* use the 64-bit kernels even where 32-bit would do */
   NDX_CL_PLAN_GATHER = 2u, /* skip the buffer, rows and transpose paths */
+  /* enqueue without the host's check of the buffer sizes, so that a test of
+   * the bounds_check build reaches the kernels' own check (in the normal
+   * build an enqueue past a buffer is then undefined behavior) */
+  NDX_CL_PLAN_UNCHECKED = 4u,
 };
+
+/* 1 in the bounds_check build (kernels check every element against the
+ * buffer sizes, see ndx_cl.h), 0 otherwise. */
+int ndx_cl_bounds_checked(void);
 
 /* ndx_cl_plan_create with `flags`, so that tests reach every kernel on small
  * data. Returns what ndx_cl_plan_create does, and NDX_EINVAL for unknown flags. */

@@ -1,0 +1,869 @@
+/* test_cl_faults.c: ndx_cl against bad arguments and failing devices:
+ * buffers too small for a layout, objects of another context, images,
+ * buffers released early, overlapping operands, OpenCL calls that fail (one
+ * at a time, each in turn, by interposition), NULLs and widths, object and
+ * memory balance over 1000 create/destroy cycles, and the bounds_check
+ * build's device-side check.
+ *
+ * The test binary defines the OpenCL entry points that ndx calls to create,
+ * retain and release objects (and a few that can fail): libndx is linked in
+ * statically, so its calls come here; each wrapper counts, may fail on
+ * request, and forwards to the ICD loader (dlsym RTLD_NEXT). PoCL's own
+ * internal calls do not pass through them.
+ *
+ * Criterion forks a process per test: OpenCL objects are made inside the
+ * test (the .init fixture), never in the parent. */
+#define _GNU_SOURCE /* RTLD_NEXT */
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device/cl_internal.h"
+#include "ndx/ndx_cl.h"
+#include "cl_env.h"
+#include "suite.h"
+
+/* ---- Interposed OpenCL calls ------------------------------------------------- */
+
+/* Live objects by kind: creates and retains minus releases. */
+enum { O_MEM, O_PROGRAM, O_KERNEL, O_EVENT, O_CONTEXT, O_DEVICE, O_KINDS };
+static atomic_long live[O_KINDS];
+static const char *const kind_names[O_KINDS] = {"mem",   "program", "kernel",
+                                                "event", "context", "device"};
+
+/* Fallible calls counted since arm(n); the n-th fails (0: none fails). */
+static atomic_long calls, fail_at;
+
+static void arm(long n) {
+  atomic_store(&calls, 0);
+  atomic_store(&fail_at, n);
+}
+
+static bool fail_now(void) {
+  long n = atomic_load(&fail_at);
+  return n > 0 && atomic_fetch_add(&calls, 1) + 1 == n;
+}
+
+static void *real(const char *name) {
+  void *f = dlsym(RTLD_NEXT, name);
+  if (!f) abort(); /* the ICD loader lacks an OpenCL 1.2 entry point */
+  return f;
+}
+#define REAL(name) ((__typeof__(&name))real(#name))
+
+cl_mem clCreateBuffer(cl_context c, cl_mem_flags f, size_t n, void *h, cl_int *e) {
+  if (fail_now()) {
+    if (e) *e = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    return NULL;
+  }
+  cl_mem m = REAL(clCreateBuffer)(c, f, n, h, e);
+  if (m) live[O_MEM]++;
+  return m;
+}
+
+cl_mem clCreateSubBuffer(cl_mem b, cl_mem_flags f, cl_buffer_create_type t, const void *i,
+                         cl_int *e) {
+  cl_mem m = REAL(clCreateSubBuffer)(b, f, t, i, e);
+  if (m) live[O_MEM]++;
+  return m;
+}
+
+cl_int clRetainMemObject(cl_mem m) {
+  cl_int e = REAL(clRetainMemObject)(m);
+  if (e == CL_SUCCESS) live[O_MEM]++;
+  return e;
+}
+
+cl_int clReleaseMemObject(cl_mem m) {
+  cl_int e = REAL(clReleaseMemObject)(m);
+  if (e == CL_SUCCESS) live[O_MEM]--;
+  return e;
+}
+
+cl_program clCreateProgramWithSource(cl_context c, cl_uint n, const char **s, const size_t *l,
+                                     cl_int *e) {
+  if (fail_now()) {
+    if (e) *e = CL_OUT_OF_HOST_MEMORY;
+    return NULL;
+  }
+  cl_program p = REAL(clCreateProgramWithSource)(c, n, s, l, e);
+  if (p) live[O_PROGRAM]++;
+  return p;
+}
+
+cl_program clCreateProgramWithBinary(cl_context c, cl_uint n, const cl_device_id *d,
+                                     const size_t *l, const unsigned char **b, cl_int *st,
+                                     cl_int *e) {
+  if (fail_now()) {
+    if (e) *e = CL_OUT_OF_RESOURCES;
+    return NULL;
+  }
+  cl_program p = REAL(clCreateProgramWithBinary)(c, n, d, l, b, st, e);
+  if (p) live[O_PROGRAM]++;
+  return p;
+}
+
+cl_int clBuildProgram(cl_program p, cl_uint n, const cl_device_id *d, const char *o,
+                      void(CL_CALLBACK *f)(cl_program, void *), void *u) {
+  if (fail_now()) return CL_BUILD_PROGRAM_FAILURE;
+  return REAL(clBuildProgram)(p, n, d, o, f, u);
+}
+
+cl_int clRetainProgram(cl_program p) {
+  cl_int e = REAL(clRetainProgram)(p);
+  if (e == CL_SUCCESS) live[O_PROGRAM]++;
+  return e;
+}
+
+cl_int clReleaseProgram(cl_program p) {
+  cl_int e = REAL(clReleaseProgram)(p);
+  if (e == CL_SUCCESS) live[O_PROGRAM]--;
+  return e;
+}
+
+cl_kernel clCreateKernel(cl_program p, const char *name, cl_int *e) {
+  if (fail_now()) {
+    if (e) *e = CL_OUT_OF_HOST_MEMORY;
+    return NULL;
+  }
+  cl_kernel k = REAL(clCreateKernel)(p, name, e);
+  if (k) live[O_KERNEL]++;
+  return k;
+}
+
+cl_int clReleaseKernel(cl_kernel k) {
+  cl_int e = REAL(clReleaseKernel)(k);
+  if (e == CL_SUCCESS) live[O_KERNEL]--;
+  return e;
+}
+
+cl_int clSetKernelArg(cl_kernel k, cl_uint i, size_t n, const void *v) {
+  if (fail_now()) return CL_OUT_OF_RESOURCES;
+  return REAL(clSetKernelArg)(k, i, n, v);
+}
+
+static cl_int counted_event(cl_int e, cl_event *ev) {
+  if (e == CL_SUCCESS && ev) live[O_EVENT]++;
+  return e;
+}
+
+cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *off,
+                              const size_t *g, const size_t *l, cl_uint nw, const cl_event *w,
+                              cl_event *ev) {
+  if (fail_now()) return CL_OUT_OF_RESOURCES;
+  return counted_event(REAL(clEnqueueNDRangeKernel)(q, k, dim, off, g, l, nw, w, ev), ev);
+}
+
+cl_int clEnqueueCopyBuffer(cl_command_queue q, cl_mem s, cl_mem d, size_t so, size_t dof, size_t n,
+                           cl_uint nw, const cl_event *w, cl_event *ev) {
+  if (fail_now()) return CL_OUT_OF_RESOURCES;
+  return counted_event(REAL(clEnqueueCopyBuffer)(q, s, d, so, dof, n, nw, w, ev), ev);
+}
+
+cl_int clEnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool b, size_t o, size_t n, void *p,
+                           cl_uint nw, const cl_event *w, cl_event *ev) {
+  if (fail_now()) return CL_OUT_OF_RESOURCES;
+  return counted_event(REAL(clEnqueueReadBuffer)(q, m, b, o, n, p, nw, w, ev), ev);
+}
+
+cl_int clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint nw, const cl_event *w,
+                                   cl_event *ev) {
+  if (fail_now()) return CL_OUT_OF_RESOURCES;
+  return counted_event(REAL(clEnqueueMarkerWithWaitList)(q, nw, w, ev), ev);
+}
+
+cl_event clCreateUserEvent(cl_context c, cl_int *e) {
+  cl_event ev = REAL(clCreateUserEvent)(c, e);
+  if (ev) live[O_EVENT]++;
+  return ev;
+}
+
+cl_int clReleaseEvent(cl_event ev) {
+  cl_int e = REAL(clReleaseEvent)(ev);
+  if (e == CL_SUCCESS) live[O_EVENT]--;
+  return e;
+}
+
+cl_int clRetainContext(cl_context c) {
+  if (fail_now()) return CL_OUT_OF_HOST_MEMORY;
+  cl_int e = REAL(clRetainContext)(c);
+  if (e == CL_SUCCESS) live[O_CONTEXT]++;
+  return e;
+}
+
+cl_int clReleaseContext(cl_context c) {
+  cl_int e = REAL(clReleaseContext)(c);
+  if (e == CL_SUCCESS) live[O_CONTEXT]--;
+  return e;
+}
+
+cl_int clRetainDevice(cl_device_id d) {
+  if (fail_now()) return CL_OUT_OF_HOST_MEMORY;
+  cl_int e = REAL(clRetainDevice)(d);
+  if (e == CL_SUCCESS) live[O_DEVICE]++;
+  return e;
+}
+
+cl_int clReleaseDevice(cl_device_id d) {
+  cl_int e = REAL(clReleaseDevice)(d);
+  if (e == CL_SUCCESS) live[O_DEVICE]--;
+  return e;
+}
+
+typedef struct census {
+  long n[O_KINDS];
+} census;
+
+static census take_census(void) {
+  census c;
+  for (int k = 0; k < O_KINDS; k++) c.n[k] = atomic_load(&live[k]);
+  return c;
+}
+
+static void expect_census(census before, const char *what) {
+  for (int k = 0; k < O_KINDS; k++)
+    cr_assert_eq(atomic_load(&live[k]), before.n[k], "%s: %ld live %s objects, %ld before", what,
+                 atomic_load(&live[k]), kind_names[k], before.n[k]);
+}
+
+/* Resident pages of this process. */
+static long resident_pages(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  long size = 0, rss = -1;
+  if (f) {
+    if (fscanf(f, "%ld %ld", &size, &rss) != 2) rss = -1;
+    fclose(f);
+  }
+  return rss;
+}
+
+/* ---- Environment --------------------------------------------------------------- */
+
+static struct {
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+  ndx_cl *cl;
+  char missing[256];
+} env;
+
+static void setup(void) {
+  env.device = cl_env_device(env.missing, sizeof env.missing);
+  if (!env.device) return;
+  cl_int e;
+  env.context = clCreateContext(NULL, 1, &env.device, NULL, NULL, &e);
+  cr_assert_eq(e, CL_SUCCESS, "clCreateContext: %d", e);
+  env.queue = clCreateCommandQueue(env.context, env.device, 0, &e);
+  cr_assert_eq(e, CL_SUCCESS, "clCreateCommandQueue: %d", e);
+  ndx_status s = ndx_cl_create(&env.cl, env.context, env.device);
+  cr_assert_eq(s, NDX_OK, "ndx_cl_create: %s", ndx_last_error());
+}
+
+static void teardown(void) {
+  arm(0);
+  ndx_cl_destroy(env.cl);
+  if (env.queue) clReleaseCommandQueue(env.queue);
+  if (env.context) clReleaseContext(env.context);
+}
+
+static void need_device(void) {
+  if (env.cl) return;
+  const char *ci = getenv("CI");
+  if (ci && strcmp(ci, "true") == 0)
+    cr_assert_fail("CI=true but %s: the device suite must run in CI", env.missing);
+  cr_skip_test("%s (install PoCL: apt-get install pocl-opencl-icd)", env.missing);
+}
+
+TestSuite(cl_faults, .init = setup, .fini = teardown);
+
+/* ---- Buffers ------------------------------------------------------------------- */
+
+static uint8_t pattern(size_t i) {
+  return (uint8_t)(0x5a ^ (i * 29));
+}
+
+/* A buffer of `size` bytes filled with pattern(). */
+static cl_mem filled(size_t size) {
+  uint8_t *fill = malloc(size);
+  for (size_t i = 0; i < size; i++) fill[i] = pattern(i);
+  cl_int e;
+  cl_mem m = clCreateBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, size, fill, &e);
+  cr_assert_eq(e, CL_SUCCESS, "clCreateBuffer(%zu): %d", size, e);
+  free(fill);
+  return m;
+}
+
+static size_t mem_size(cl_mem m) {
+  size_t n = 0;
+  cr_assert_eq(clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof n, &n, NULL), CL_SUCCESS);
+  return n;
+}
+
+/* Asserts that bytes [from, size) of `m` still hold pattern(). */
+static void expect_untouched(cl_mem m, size_t from, size_t size, const char *what) {
+  cr_assert_eq(clFinish(env.queue), CL_SUCCESS);
+  uint8_t *got = malloc(size);
+  cr_assert_eq(clEnqueueReadBuffer(env.queue, m, CL_TRUE, 0, size, got, 0, NULL, NULL), CL_SUCCESS);
+  for (size_t i = from; i < size; i++)
+    cr_assert_eq(got[i], pattern(i), "%s: byte %zu is 0x%02x, was 0x%02x", what, i, got[i],
+                 pattern(i));
+  free(got);
+}
+
+static void expect_message(const char *what, const char *a, const char *b, const char *c) {
+  const char *m = ndx_last_error();
+  cr_assert(strstr(m, a) && (!b || strstr(m, b)) && (!c || strstr(m, c)),
+            "%s: message \"%s\" lacks \"%s\"%s%s%s%s", what, m, a, b ? ", \"" : "", b ? b : "",
+            c ? "\", \"" : "", c ? c : "");
+}
+
+/* Element i of `s` to element i of `d` on the host (any width). */
+static void ref_copy(uint8_t *dst, const ndx_layout *d, const uint8_t *src, const ndx_layout *s,
+                     int bits) {
+  int64_t n = oracle_numel(d), index[NDX_MAX_RANK];
+  for (int64_t i = 0; i < n; i++) {
+    oracle_unravel(d->rank, d->shape, i, index);
+    int64_t pd = oracle_position(d, index) * bits, ps = oracle_position(s, index) * bits;
+    for (int b = 0; b < bits; b++) {
+      int v = (src[(ps + b) / 8] >> ((ps + b) % 8)) & 1;
+      dst[(pd + b) / 8] = (uint8_t)((dst[(pd + b) / 8] & ~(1u << ((pd + b) % 8))) |
+                                    ((unsigned)v << ((pd + b) % 8)));
+    }
+  }
+}
+
+/* ---- Buffers too small ----------------------------------------------------------- */
+
+typedef struct span_case {
+  ndx_layout l;
+  int bits;
+  size_t need; /* bytes: the last byte the layout touches, plus one */
+  const char *what;
+} span_case;
+
+Test(cl_faults, buffers_too_small_for_the_span_are_refused_with_the_sizes) {
+  need_device();
+  span_case cases[] = {
+      {contiguous(2, (int64_t[]){4, 8}), 8, 32, "[4,8] bytes"},
+      {make(2, (int64_t[]){4, 8}, (int64_t[]){9, 1}, 3), 8, 3 + 27 + 7 + 1, "padded rows"},
+      {contiguous(1, (int64_t[]){7}), 128, 112, "128-bit"},
+      {make(1, (int64_t[]){6}, (int64_t[]){-1}, 5), 16, 12, "flipped: first element last"},
+      /* sub-byte: 13 elements of 1 bit need 2 bytes, of 4 bits 7 */
+      {contiguous(1, (int64_t[]){13}), 1, 2, "1-bit"},
+      {contiguous(1, (int64_t[]){13}), 4, 7, "4-bit"},
+      {make(1, (int64_t[]){9}, (int64_t[]){-1}, 8), 2, 3, "2-bit flipped, ends at byte 0"},
+      {make(2, (int64_t[]){3, 5}, (int64_t[]){-5, -1}, 14), 4, 8, "4-bit, both axes flipped"},
+      {make(2, (int64_t[]){2, 3}, (int64_t[]){3, 1}, 17), 1, 3, "1-bit window into byte 2"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    const span_case *k = &cases[c];
+    ndx_layout dense = contiguous(k->l.rank, k->l.shape);
+    size_t big = k->need + 64;
+    for (int side = 0; side < 2; side++) { /* 0: dst too small, 1: src too small */
+      const char *name = side ? "src" : "dst";
+      const ndx_layout *dl = side ? &dense : &k->l, *sl = side ? &k->l : &dense;
+      /* the buffer of exactly the bytes needed works */
+      cl_mem exact = filled(k->need), other = filled(big);
+      cr_assert_eq(ndx_cl_copy(env.cl, env.queue, side ? other : exact, dl, side ? exact : other,
+                               sl, k->bits, 0, NULL, NULL),
+                   NDX_OK, "%s, %s of %zu bytes: %s", k->what, name, k->need, ndx_last_error());
+      clReleaseMemObject(exact);
+      clReleaseMemObject(other);
+      /* one byte less: refused by ndx_cl_copy and by the plan */
+      cl_mem shorter = filled(k->need - 1);
+      other = filled(big);
+      cr_assert_eq(mem_size(shorter), k->need - 1);
+      cl_mem d = side ? other : shorter, s = side ? shorter : other;
+      char want_need[64], want_has[64];
+      snprintf(want_need, sizeof want_need, "%s needs %zu bytes", name, k->need);
+      snprintf(want_has, sizeof want_has, "%s has %zu", name, k->need - 1);
+      cl_event done = (cl_event)&done; /* a sentinel: a refusal leaves it */
+      ndx_status st = ndx_cl_copy(env.cl, env.queue, d, dl, s, sl, k->bits, 0, NULL, &done);
+      cr_assert_eq(st, NDX_ERANGE, "%s, %s of %zu bytes: %s", k->what, name, k->need - 1,
+                   ndx_status_name(st));
+      expect_message(k->what, "ndx_cl_plan_enqueue", want_need, want_has);
+      cr_assert_eq(done, (cl_event)&done, "%s: *done was written", k->what);
+      ndx_cl_plan *plan = NULL;
+      cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, dl, sl, k->bits), NDX_OK);
+      st = ndx_cl_plan_enqueue(plan, env.queue, d, s, 0, NULL, NULL);
+      cr_assert_eq(st, NDX_ERANGE, "%s (plan), %s: %s", k->what, name, ndx_status_name(st));
+      expect_message(k->what, want_need, want_has, NULL);
+      ndx_cl_plan_destroy(plan);
+      expect_untouched(d, 0, side ? big : k->need - 1, k->what);
+      clReleaseMemObject(shorter);
+      clReleaseMemObject(other);
+    }
+  }
+}
+
+/* ---- Foreign objects, images, released buffers ------------------------------------ */
+
+Test(cl_faults, objects_of_another_context_are_refused) {
+  need_device();
+  ndx_layout l = contiguous(2, (int64_t[]){8, 8}), t;
+  cr_assert_eq(ndx_transpose(&t, &l, 0, 1), NDX_OK);
+  cl_int e;
+  cl_context c2 = clCreateContext(NULL, 1, &env.device, NULL, NULL, &e);
+  cr_assert_eq(e, CL_SUCCESS);
+  cl_mem foreign = clCreateBuffer(c2, CL_MEM_READ_WRITE, 64, NULL, &e);
+  cl_command_queue q2 = clCreateCommandQueue(c2, env.device, 0, &e);
+  cl_mem md = filled(64), ms = filled(64);
+  for (int path = 0; path < 2; path++) { /* buffer path, transpose kernel */
+    const ndx_layout *sl = path ? &t : &l;
+    cr_assert_eq(ndx_cl_copy(env.cl, env.queue, foreign, &l, ms, sl, 8, 0, NULL, NULL), NDX_EINVAL);
+    expect_message("foreign dst", "dst belongs to another context", NULL, NULL);
+    cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &l, foreign, sl, 8, 0, NULL, NULL), NDX_EINVAL);
+    expect_message("foreign src", "src belongs to another context", NULL, NULL);
+    cr_assert_eq(ndx_cl_copy(env.cl, q2, md, &l, ms, sl, 8, 0, NULL, NULL), NDX_EINVAL);
+    expect_message("foreign queue", "queue belongs to another context", NULL, NULL);
+  }
+  expect_untouched(md, 0, 64, "after foreign objects");
+  clReleaseCommandQueue(q2);
+  clReleaseMemObject(foreign);
+  clReleaseContext(c2);
+  clReleaseMemObject(md);
+  clReleaseMemObject(ms);
+}
+
+Test(cl_faults, an_image_is_not_a_buffer) {
+  need_device();
+  cl_bool images = CL_FALSE;
+  clGetDeviceInfo(env.device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, NULL);
+  if (!images) cr_skip_test("the device has no image support");
+  cl_image_format fmt = {CL_R, CL_UNSIGNED_INT8};
+  cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 8, .image_height = 8};
+  cl_int e;
+  cl_mem img = clCreateImage(env.context, CL_MEM_READ_WRITE, &fmt, &desc, NULL, &e);
+  if (e != CL_SUCCESS) cr_skip_test("clCreateImage: %d", e);
+  ndx_layout l = contiguous(2, (int64_t[]){8, 8});
+  cl_mem md = filled(64);
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &l, img, &l, 8, 0, NULL, NULL), NDX_EINVAL);
+  expect_message("image src", "src is a memory object of type", "not a buffer", NULL);
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, img, &l, md, &l, 8, 0, NULL, NULL), NDX_EINVAL);
+  expect_message("image dst", "dst is a memory object", NULL, NULL);
+  clReleaseMemObject(img);
+  clReleaseMemObject(md);
+}
+
+/* ndx promises that buffers and the plan may go as soon as the enqueueing
+ * call returns: the copy, held back by a user event, still runs on them.
+ * dst is a sub-buffer, so that its bytes are read through its parent. */
+Test(cl_faults, buffers_and_plans_released_right_after_the_enqueue) {
+  need_device();
+  enum { N = 24 };
+  ndx_layout c = contiguous(2, (int64_t[]){N, N}), t;
+  cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
+  uint8_t src[N * N], got[N * N];
+  for (int i = 0; i < N * N; i++) src[i] = (uint8_t)(i * 7 + 1);
+  cl_int e;
+  cl_mem parent = filled(2048);
+  cl_buffer_region region = {512, N * N};
+  for (int how = 0; how < 2; how++) { /* ndx_cl_copy; a plan destroyed at once */
+    cl_mem ms =
+        clCreateBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof src, src, &e);
+    cl_mem md =
+        clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &e);
+    cr_assert_eq(e, CL_SUCCESS, "clCreateSubBuffer: %d", e);
+    cl_event gate = clCreateUserEvent(env.context, &e), done = NULL;
+    if (how == 0) {
+      cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &c, ms, &t, 8, 1, &gate, &done), NDX_OK, "%s",
+                   ndx_last_error());
+    } else {
+      ndx_cl_plan *plan;
+      cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &c, &t, 8), NDX_OK);
+      cr_assert_eq(ndx_cl_plan_enqueue(plan, env.queue, md, ms, 1, &gate, &done), NDX_OK, "%s",
+                   ndx_last_error());
+      ndx_cl_plan_destroy(plan);
+    }
+    clReleaseMemObject(ms);
+    clReleaseMemObject(md);
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    cr_assert_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+    clReleaseEvent(done);
+    clReleaseEvent(gate);
+    cr_assert_eq(ndx_cl_check(env.cl), NDX_OK, "%s", ndx_last_error());
+    cr_assert_eq(
+        clEnqueueReadBuffer(env.queue, parent, CL_TRUE, 512, sizeof got, got, 0, NULL, NULL),
+        CL_SUCCESS);
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++)
+        cr_assert_eq(got[i * N + j], src[j * N + i], "how %d: element (%d,%d)", how, i, j);
+  }
+  expect_untouched(parent, 512 + N * N, 2048, "past the sub-buffer");
+  clReleaseMemObject(parent);
+}
+
+/* ---- One buffer on both sides ------------------------------------------------------- */
+
+Test(cl_faults, overlapping_bytes_of_one_buffer_are_refused_disjoint_ones_copy) {
+  need_device();
+  enum { SIZE = 512 };
+  cl_mem m = filled(SIZE);
+  uint8_t want[SIZE], got[SIZE];
+  for (int i = 0; i < SIZE; i++) want[i] = pattern((size_t)i);
+  /* overlapping: refused, nothing changes */
+  struct {
+    ndx_layout d, s;
+    int bits;
+    const char *what;
+  } bad[] = {
+      {make(1, (int64_t[]){64}, (int64_t[]){1}, 32), contiguous(1, (int64_t[]){64}), 8, "shifted"},
+      {make(2, (int64_t[]){8, 8}, (int64_t[]){1, 8}, 0), contiguous(2, (int64_t[]){8, 8}), 8,
+       "in-place transpose"},
+      {make(1, (int64_t[]){4}, (int64_t[]){2}, 1), make(1, (int64_t[]){4}, (int64_t[]){2}, 0), 32,
+       "interleaved elements"},
+      {make(1, (int64_t[]){1}, (int64_t[]){1}, 1), contiguous(1, (int64_t[]){1}), 4,
+       "two nibbles of one byte"},
+      {make(1, (int64_t[]){10}, (int64_t[]){-1}, 20), contiguous(1, (int64_t[]){12}), 1,
+       "1-bit, flipped, sharing byte 1"},
+  };
+  for (size_t c = 0; c < sizeof bad / sizeof *bad; c++) {
+    ndx_layout s = bad[c].s;
+    if (s.shape[0] != bad[c].d.shape[0]) s = contiguous(1, bad[c].d.shape);
+    cr_assert_eq(ndx_cl_copy(env.cl, env.queue, m, &bad[c].d, m, &s, bad[c].bits, 0, NULL, NULL),
+                 NDX_EINVAL, "%s", bad[c].what);
+    expect_message(bad[c].what, "dst and src are one buffer", "share bytes", NULL);
+  }
+  /* sub-buffers of one parent that overlap */
+  cl_int e;
+  cl_buffer_region r0 = {0, 256}, r1 = {128, 256};
+  cl_mem a = clCreateSubBuffer(m, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r0, &e);
+  cl_mem b = clCreateSubBuffer(m, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r1, &e);
+  cr_assert_eq(e, CL_SUCCESS);
+  ndx_layout whole = contiguous(1, (int64_t[]){256}), low = contiguous(1, (int64_t[]){100});
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, a, &whole, b, &whole, 8, 0, NULL, NULL), NDX_EINVAL);
+  expect_message("sub-buffers", "sub-buffers of one buffer", "share bytes [128, 256)", NULL);
+  expect_untouched(m, 0, SIZE, "after the refusals");
+  /* disjoint: a[0..100) <- b[0..100) (parent 128..228): copies */
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, a, &low, b, &low, 8, 0, NULL, NULL), NDX_OK, "%s",
+               ndx_last_error());
+  for (int i = 0; i < 100; i++) want[i] = want[128 + i];
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  /* disjoint in one cl_mem, every kernel: a transpose, a flip, 4-bit, buffer */
+  ndx_layout sq = make(2, (int64_t[]){8, 8}, (int64_t[]){8, 1}, 300), sqt;
+  cr_assert_eq(ndx_transpose(&sqt, &sq, 0, 1), NDX_OK);
+  ndx_layout dsq = make(2, (int64_t[]){8, 8}, (int64_t[]){8, 1}, 200);
+  ndx_layout flip = make(1, (int64_t[]){40}, (int64_t[]){-1}, 439);
+  ndx_layout after = make(1, (int64_t[]){40}, (int64_t[]){1}, 440);
+  ndx_layout nib_s = make(1, (int64_t[]){30}, (int64_t[]){1}, 728);   /* 4-bit: bytes 364..378 */
+  ndx_layout nib_d = make(1, (int64_t[]){30}, (int64_t[]){-2}, 1018); /* bytes 480..509 */
+  ndx_layout buf_s = make(1, (int64_t[]){12}, (int64_t[]){1}, 100);
+  ndx_layout buf_d = make(1, (int64_t[]){12}, (int64_t[]){1}, 112);
+  struct {
+    const ndx_layout *d, *s;
+    int bits;
+  } good[] = {{&dsq, &sqt, 8}, {&after, &flip, 8}, {&nib_d, &nib_s, 4}, {&buf_d, &buf_s, 8}};
+  for (size_t c = 0; c < sizeof good / sizeof *good; c++) {
+    cr_assert_eq(
+        ndx_cl_copy(env.cl, env.queue, m, good[c].d, m, good[c].s, good[c].bits, 0, NULL, NULL),
+        NDX_OK, "disjoint case %zu: %s", c, ndx_last_error());
+    ref_copy(want, good[c].d, want, good[c].s, good[c].bits);
+  }
+  cr_assert_eq(clEnqueueReadBuffer(env.queue, m, CL_TRUE, 0, SIZE, got, 0, NULL, NULL), CL_SUCCESS);
+  for (int i = 0; i < SIZE; i++)
+    cr_assert_eq(got[i], want[i], "byte %d is 0x%02x, want 0x%02x", i, got[i], want[i]);
+  clReleaseMemObject(m);
+}
+
+/* ---- NULLs and widths ---------------------------------------------------------------- */
+
+Test(cl_faults, nulls_and_bad_widths_name_the_argument) {
+  need_device();
+  ndx_layout l = contiguous(1, (int64_t[]){16});
+  cl_mem md = filled(256), ms = filled(256);
+  struct {
+    ndx_status got;
+    const char *name;
+  } nulls[] = {
+      {ndx_cl_copy(NULL, env.queue, md, &l, ms, &l, 8, 0, NULL, NULL), "cl is NULL"},
+      {ndx_cl_copy(env.cl, NULL, md, &l, ms, &l, 8, 0, NULL, NULL), "queue is NULL"},
+      {ndx_cl_copy(env.cl, env.queue, NULL, &l, ms, &l, 8, 0, NULL, NULL), "dst is NULL"},
+      {ndx_cl_copy(env.cl, env.queue, md, NULL, ms, &l, 8, 0, NULL, NULL), "dst_l is NULL"},
+      {ndx_cl_copy(env.cl, env.queue, md, &l, NULL, &l, 8, 0, NULL, NULL), "src is NULL"},
+      {ndx_cl_copy(env.cl, env.queue, md, &l, ms, NULL, 8, 0, NULL, NULL), "src_l is NULL"},
+      {ndx_cl_plan_enqueue(NULL, env.queue, md, ms, 0, NULL, NULL), "plan is NULL"},
+      {ndx_cl_check(NULL), "cl is NULL"},
+  };
+  for (size_t k = 0; k < sizeof nulls / sizeof *nulls; k++) {
+    cr_assert_eq(nulls[k].got, NDX_EINVAL, "%s", nulls[k].name);
+  }
+  /* each message, one at a time (the last error is overwritten) */
+  cr_assert_eq(ndx_cl_copy(env.cl, NULL, md, &l, ms, &l, 8, 0, NULL, NULL), NDX_EINVAL);
+  expect_message("queue", "queue is NULL", NULL, NULL);
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &l, ms, NULL, 8, 0, NULL, NULL), NDX_EINVAL);
+  expect_message("src_l", "src_l is NULL", NULL, NULL);
+  cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &l, NULL, &l, 8, 0, NULL, NULL), NDX_EINVAL);
+  expect_message("src", "src is NULL", NULL, NULL);
+  int bad_bits[] = {0, -8, 3, 5, 7, 12, 24, 48, 96, 127, 129, 256, INT32_MAX, INT32_MIN};
+  for (size_t k = 0; k < sizeof bad_bits / sizeof *bad_bits; k++) {
+    cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &l, ms, &l, bad_bits[k], 0, NULL, NULL),
+                 NDX_EINVAL, "bits %d", bad_bits[k]);
+    char want[32];
+    snprintf(want, sizeof want, "%d", bad_bits[k]);
+    expect_message("bits", "bits", want, NULL);
+  }
+  expect_untouched(md, 0, 256, "after the refusals");
+  clReleaseMemObject(md);
+  clReleaseMemObject(ms);
+}
+
+/* ---- Failing OpenCL calls ------------------------------------------------------------- */
+
+/* Fails the n-th fallible OpenCL call of ndx_cl_create, for every n until
+ * one runs through: each failure is NDX_EDEVICE (or NDX_ENOMEM) and leaves
+ * no object behind. In env's context ndx_cl_create shares the live ndx_cl's
+ * programs; in a new context it builds them (from the kept binary, or from
+ * source when that fails). */
+Test(cl_faults, every_failing_call_of_create_leaks_nothing) {
+  need_device();
+  cl_int e;
+  cl_context fresh = clCreateContext(NULL, 1, &env.device, NULL, NULL, &e);
+  cr_assert_eq(e, CL_SUCCESS);
+  for (int where = 0; where < 2; where++) {
+    cl_context context = where ? fresh : env.context;
+    census before = take_census();
+    int failures = 0;
+    for (long n = 1;; n++) {
+      ndx_cl *cl = (ndx_cl *)&n; /* a refusal must leave it */
+      arm(n);
+      ndx_status s = ndx_cl_create(&cl, context, env.device);
+      bool hit = atomic_load(&calls) >= n;
+      arm(0);
+      if (s == NDX_OK) {
+        ndx_cl_destroy(cl);
+      } else {
+        cr_assert(s == NDX_EDEVICE || s == NDX_ENOMEM, "call %ld failed: %s (%s)", n,
+                  ndx_status_name(s), ndx_last_error());
+        cr_assert_eq(cl, (ndx_cl *)&n, "call %ld: *out written on failure", n);
+        cr_assert(strstr(ndx_last_error(), "ndx_cl_create"), "%s", ndx_last_error());
+        failures++;
+      }
+      char what[64];
+      snprintf(what, sizeof what, "ndx_cl_create (%s), call %ld failing",
+               where ? "new context" : "shared", n);
+      expect_census(before, what);
+      if (!hit) break; /* no n-th call: every call has failed once */
+      cr_assert_lt(n, 1000, "ndx_cl_create makes too many OpenCL calls");
+    }
+    cr_log_info("ndx_cl_create (%s): %d failing calls, each refused cleanly",
+                where ? "new context" : "shared", failures);
+    cr_assert_gt(failures, 20, "only %d failures reached", failures);
+  }
+  clReleaseContext(fresh);
+}
+
+/* The same for one copy down every path: a refused copy is NDX_EDEVICE with
+ * the failing call named, its destination untouched, nothing leaked. */
+Test(cl_faults, every_failing_call_of_a_copy_leaks_nothing) {
+  need_device();
+  ndx_layout c = contiguous(2, (int64_t[]){16, 16}), t;
+  cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
+  ndx_layout r = make(2, (int64_t[]){16, 12}, (int64_t[]){16, 1}, 0), rd;
+  rd = contiguous(2, (int64_t[]){16, 12});
+  ndx_layout empty = contiguous(1, (int64_t[]){0});
+  struct {
+    const ndx_layout *d, *s;
+    int bits;
+    bool events;
+  } cases[] = {
+      {&c, &t, 8, false}, {&c, &t, 4, true},         {&rd, &r, 32, false},
+      {&c, &c, 8, true},  {&empty, &empty, 8, true},
+  };
+  cl_mem ms = filled(1024);
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    census before = take_census();
+    int failures = 0;
+    for (long n = 1;; n++) {
+      cl_mem md = filled(1024);
+      cl_int e;
+      cl_event gate = cases[k].events ? clCreateUserEvent(env.context, &e) : NULL;
+      cl_event done = (cl_event)&done;
+      arm(n);
+      ndx_status s = ndx_cl_copy(env.cl, env.queue, md, cases[k].d, ms, cases[k].s, cases[k].bits,
+                                 gate ? 1 : 0, gate ? &gate : NULL, &done);
+      bool hit = atomic_load(&calls) >= n;
+      arm(0);
+      if (gate) clSetUserEventStatus(gate, CL_COMPLETE);
+      if (s == NDX_OK) {
+        cr_assert_neq(done, (cl_event)&done);
+        cr_assert_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+        clReleaseEvent(done);
+      } else {
+        cr_assert(s == NDX_EDEVICE || s == NDX_ENOMEM, "case %zu, call %ld: %s (%s)", k, n,
+                  ndx_status_name(s), ndx_last_error());
+        cr_assert_eq(done, (cl_event)&done, "case %zu, call %ld: *done set on failure", k, n);
+        expect_message("failing call", "ndx_cl_", "failed", NULL);
+        /* the one exception (ndx_cl.h): in the bounds_check build, a failed
+         * enqueue of the report's read-back comes after the kernel's */
+        if (!(ndx_cl_bounds_checked() && strstr(ndx_last_error(), "clEnqueueReadBuffer")))
+          expect_untouched(md, 0, 1024, "a failed copy's dst");
+        failures++;
+      }
+      cr_assert_eq(ndx_cl_check(env.cl), NDX_OK, "%s", ndx_last_error());
+      clFinish(env.queue);
+      if (gate) clReleaseEvent(gate);
+      clReleaseMemObject(md);
+      char what[64];
+      snprintf(what, sizeof what, "copy case %zu, call %ld failing", k, n);
+      expect_census(before, what);
+      if (!hit) break;
+      cr_assert_lt(n, 100);
+    }
+    cr_assert_gt(failures, 0, "case %zu: no call failed", k);
+  }
+  clReleaseMemObject(ms);
+}
+
+/* ---- Cycles -------------------------------------------------------------------------- */
+
+static double seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* AddressSanitizer keeps freed memory in quarantine, so resident memory only
+ * grows under it: there the object counts are checked, and LeakSanitizer
+ * checks the memory. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RSS_MEANINGFUL 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RSS_MEANINGFUL 0
+#endif
+#endif
+#ifndef RSS_MEANINGFUL
+#define RSS_MEANINGFUL 1
+#endif
+
+/* 1000 ndx_cl_create/destroy cycles leave every OpenCL object count where it
+ * was and the resident memory within 1 MiB (about 1 KiB a cycle). */
+Test(cl_faults, a_thousand_creates_leak_nothing) {
+  need_device();
+  ndx_cl *cl;
+  for (int i = 0; i < 20; i++) { /* warm-up: binaries kept, heaps grown */
+    cr_assert_eq(ndx_cl_create(&cl, env.context, env.device), NDX_OK, "%s", ndx_last_error());
+    ndx_cl_destroy(cl);
+  }
+  census before = take_census();
+  long rss = resident_pages();
+  double t0 = seconds();
+  for (int i = 0; i < 1000; i++) {
+    cr_assert_eq(ndx_cl_create(&cl, env.context, env.device), NDX_OK, "%s", ndx_last_error());
+    ndx_cl_destroy(cl);
+  }
+  double t = seconds() - t0;
+  long grown = (resident_pages() - rss) * (sysconf(_SC_PAGESIZE) / 1024);
+  cr_log_info("1000 ndx_cl_create/destroy: %.2f s, resident memory %+ld KiB", t, grown);
+  expect_census(before, "after 1000 creates");
+  if (RSS_MEANINGFUL) cr_assert_lt(grown, 1024, "resident memory grew by %ld KiB", grown);
+}
+
+Test(cl_faults, a_thousand_plans_leak_nothing) {
+  need_device();
+  ndx_layout c = contiguous(3, (int64_t[]){5, 6, 7}), p;
+  cr_assert_eq(ndx_permute(&p, &c, (int32_t[]){2, 0, 1}), NDX_OK);
+  ndx_layout d = contiguous(3, p.shape);
+  ndx_cl_plan *plan;
+  for (int i = 0; i < 20; i++) {
+    cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &d, &p, 16), NDX_OK);
+    ndx_cl_plan_destroy(plan);
+  }
+  census before = take_census();
+  long rss = resident_pages();
+  for (int i = 0; i < 1000; i++) {
+    cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &d, &p, 1 << (i % 8)), NDX_OK, "%s",
+                 ndx_last_error());
+    ndx_cl_plan_destroy(plan);
+  }
+  long grown = (resident_pages() - rss) * (sysconf(_SC_PAGESIZE) / 1024);
+  cr_log_info("1000 plans: resident memory %+ld KiB", grown);
+  expect_census(before, "after 1000 plans");
+  if (RSS_MEANINGFUL) cr_assert_lt(grown, 512, "resident memory grew by %ld KiB", grown);
+}
+
+/* ---- The bounds_check build ------------------------------------------------------------ */
+
+/* Copies past the end of a sub-buffer with the host's size check off
+ * (NDX_CL_PLAN_UNCHECKED): the kernel reports the element and writes
+ * nothing past the sub-buffer, whose parent's bytes beyond it are watched. */
+Test(cl_faults, the_bounds_check_build_catches_what_the_host_let_through) {
+  need_device();
+  if (!ndx_cl_bounds_checked())
+    cr_skip_test("needs the bounds_check build (meson setup -Dbounds_check=true): the "
+                 "kernels of this build do not check");
+  enum { PARENT = 2048, ORIGIN = 1024, SUB = 128 };
+  ndx_layout c = contiguous(2, (int64_t[]){16, 16}), t;
+  cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
+  ndx_layout rows = make(2, (int64_t[]){16, 12}, (int64_t[]){16, 1}, 0);
+  ndx_layout rows_d = contiguous(2, (int64_t[]){16, 12});
+  ndx_layout strided = make(1, (int64_t[]){100}, (int64_t[]){3}, 0);
+  ndx_layout line = contiguous(1, (int64_t[]){100});
+  struct {
+    const ndx_layout *d, *s;
+    int bits;
+    bool dst_small;     /* else the source is the sub-buffer */
+    ndx_status want;    /* NDX_ERANGE: the kernel's report */
+    const char *kernel; /* the kernel it names */
+  } cases[] = {
+      {&c, &t, 8, true, NDX_ERANGE, "ndx_transpose_8"},      /* 256 bytes into 128 */
+      {&rows_d, &rows, 16, true, NDX_ERANGE, "ndx_rows_16"}, /* 384 bytes into 128 */
+      {&line, &line, 128, true, NDX_EDEVICE, "buffer path"}, /* OpenCL's own check */
+      {&strided, &line, 32, true, NDX_ERANGE, "ndx_gather_32"},
+      {&c, &c, 1, true, NDX_OK, "1-bit, 32 bytes: fits"},
+      {&line, &strided, 8, false, NDX_ERANGE, "ndx_gather_8"}, /* reads 298 of 128 */
+      {&strided, &line, 4, true, NDX_ERANGE, "ndx_bytes_4"},   /* 149 bytes into 128 */
+      {&c, &t, 4, true, NDX_OK, "4-bit transpose, 128 bytes: fits"},
+      {&c, &t, 128, false, NDX_ERANGE, "ndx_transpose_128"}, /* reads 4096 of 128 */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    for (int wait = 0; wait < 2; wait++) { /* reported by the enqueue; by ndx_cl_check */
+      cl_mem parent = filled(PARENT), other = filled(8192);
+      cl_int e;
+      cl_buffer_region region = {ORIGIN, SUB};
+      cl_mem sub =
+          clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &e);
+      cr_assert_eq(e, CL_SUCCESS, "clCreateSubBuffer: %d", e);
+      ndx_cl_plan *plan;
+      cr_assert_eq(ndx_cl_plan_create_flags(&plan, env.cl, cases[k].d, cases[k].s, cases[k].bits,
+                                            NDX_CL_PLAN_UNCHECKED),
+                   NDX_OK, "%s", ndx_last_error());
+      cl_mem d = cases[k].dst_small ? sub : other, s = cases[k].dst_small ? other : sub;
+      cl_event gate = wait ? clCreateUserEvent(env.context, &e) : NULL;
+      ndx_status st = ndx_cl_plan_enqueue(plan, env.queue, d, s, wait, wait ? &gate : NULL, NULL);
+      if (wait) {
+        if (cases[k].want != NDX_EDEVICE)
+          cr_assert_eq(st, NDX_OK, "%s: the report waits for ndx_cl_check: %s", cases[k].kernel,
+                       ndx_last_error());
+        clSetUserEventStatus(gate, CL_COMPLETE);
+        if (st == NDX_OK) st = ndx_cl_check(env.cl);
+        clReleaseEvent(gate);
+      }
+      cr_assert_eq(st, cases[k].want, "%s (path %s, wait %d): %s, %s", cases[k].kernel,
+                   ndx_cl_plan_path(plan), wait, ndx_status_name(st), ndx_last_error());
+      if (st == NDX_ERANGE) {
+        char has[64];
+        snprintf(has, sizeof has, "%s has %d", cases[k].dst_small ? "dst" : "src", SUB);
+        expect_message(cases[k].kernel, "bounds check: kernel", cases[k].kernel, has);
+      }
+      clFinish(env.queue);
+      /* nothing written past the sub-buffer, nor before it */
+      expect_untouched(parent, ORIGIN + SUB, PARENT, cases[k].kernel);
+      uint8_t before[ORIGIN];
+      cr_assert_eq(
+          clEnqueueReadBuffer(env.queue, parent, CL_TRUE, 0, ORIGIN, before, 0, NULL, NULL),
+          CL_SUCCESS);
+      for (int i = 0; i < ORIGIN; i++) cr_assert_eq(before[i], pattern((size_t)i));
+      ndx_cl_plan_destroy(plan);
+      clReleaseMemObject(sub);
+      clReleaseMemObject(parent);
+      clReleaseMemObject(other);
+    }
+  }
+}
