@@ -3,6 +3,9 @@
 # Usage: test_tool.sh PATH_TO_NDX. Exit 0: the result is printed; 1: the
 # library refused (reason on stdout); 2: a malformed command line (a message on
 # stderr naming the argument, nothing on stdout). No input may crash it.
+# The `ndx copy` tests need an OpenCL device (PoCL in CI; POCL_CACHE_DIR is
+# inherited); `ndx bench` finds ndx-bench in the build tree; the JSON layout
+# tests skip, after checking the message, in a build without DLPack.
 set -u
 ndx=${1:?usage: test_tool.sh PATH_TO_NDX}
 tmp=$(mktemp -d) || exit 1
@@ -27,6 +30,11 @@ report() { # name, ok (0/1), what went wrong
     echo "not ok $n - $1"
     printf '# %s\n' "$3" "exit $rc" "stdout: $out" "stderr: $err" | sed 's/^/# /; s/^# # /# /'
   fi
+}
+
+skip() { # name, why
+  n=$((n + 1))
+  echo "ok $n - $1 # SKIP $2"
 }
 
 # expect NAME RC EXACT_STDOUT -- ARGS...: exit code and the whole stdout.
@@ -162,6 +170,247 @@ malformed "coalesce without a layout" "missing LAYOUT" -- coalesce
 malformed "coalesce with a bad second layout" "LAYOUT 2" -- coalesce "$C" 'shape=[2,'
 malformed "devices with an argument" "extra" -- devices extra
 malformed "demo with an argument" "extra" -- demo extra
+
+# ---- help for the tool and every command -------------------------------------------
+contains "--help prints the usage" 0 "usage: ndx COMMAND" -- --help
+contains "-h prints the usage" 0 "usage: ndx COMMAND" -- -h
+for cmd in show move coalesce pack copy bench devices demo help; do
+  contains "$cmd --help" 0 "usage: ndx $cmd" -- "$cmd" --help
+  contains "$cmd -h" 0 "usage: ndx $cmd" -- "$cmd" -h
+  contains "help $cmd" 0 "usage: ndx $cmd" -- help "$cmd"
+done
+contains "bench --help shows ndx-bench's options too" 0 "usage: ndx-bench" -- bench --help
+malformed "help of an unknown command" "unknown command 'frob'" -- help frob
+malformed "help with two commands" "extra argument 'copy'" -- help pack copy
+malformed "--help with an extra argument" "extra argument 'x'" -- show --help x
+malformed "a command's misuse points to its usage" "ndx pack --help" -- pack
+
+# ---- show --json ---------------------------------------------------------------------
+expect "show --json" 0 '{"shape":[3,2],"strides":[1,3],"byte_offset":20,"dtype":{"code":"uint","bits":32,"lanes":1}}' \
+  -- show --json 'shape=[3,2] strides=[1,3] offset=5'
+expect "show --json --bits 4: byte_offset in bytes" 0 '{"shape":[2],"strides":[1],"byte_offset":1,"dtype":{"code":"uint","bits":4,"lanes":1}}' \
+  -- show --json --bits 4 'shape=[2] offset=2'
+contains "show --json of a nibble view starting inside a byte has no JSON form" 1 "starts inside a byte" \
+  -- show --json --bits=4 'shape=[2] offset=3'
+expect "show --json of an empty layout" 0 '{"shape":[0,3],"strides":[0,0],"byte_offset":0,"dtype":{"code":"uint","bits":32,"lanes":1}}' \
+  -- show --json 'shape=[0,3] strides=[3,1] offset=9'
+expect "show --json of rank 0" 0 '{"shape":[],"strides":[],"byte_offset":28,"dtype":{"code":"uint","bits":32,"lanes":1}}' \
+  -- show --json 'shape=[] offset=7'
+malformed "show --bits 3" "not an element width" -- show --bits 3 "$C"
+malformed "show --bits without a value" "--bits needs a value" -- show "$C" --bits
+malformed "show with an unknown option" "unknown option '--frob'" -- show --frob "$C"
+
+# ---- JSON layouts (DLPack-like; need a build with DLPack) ----------------------------
+run show '{"shape":[1]}'
+if [[ "$err" == *"built without DLPack"* ]]; then
+  report "JSON without DLPack: a clear error, exit 2" "$([ "$rc" -eq 2 ] && [ -z "$out" ] && echo 0 || echo 1)" "wanted exit 2"
+  skip "JSON layout tests" "this ndx was built without DLPack"
+else
+  J='{"shape":[3,2],"strides":[1,3],"byte_offset":20,"dtype":{"code":"float","bits":32,"lanes":1}}'
+  contains "JSON layout" 0 "layout      shape=[3,2] strides=[1,3] offset=5" -- show "$J"
+  contains "JSON: strides left out are C order" 0 "shape=[2,3] strides=[3,1] offset=0" -- show '{"shape":[2,3]}'
+  contains "JSON: strides null are C order" 0 "shape=[2,3] strides=[3,1] offset=0" \
+    -- show ' {"strides": null, "shape" : [2, 3]}'$'\n'
+  contains "JSON: byte_offset counts bytes of the dtype" 0 "shape=[2] strides=[1] offset=4" \
+    -- show '{"shape":[2],"byte_offset":8,"dtype":{"code":"int","bits":16}}'
+  contains "JSON: lanes make one element" 0 "shape=[2] strides=[1] offset=1" \
+    -- show '{"shape":[2],"byte_offset":16,"dtype":{"code":2,"bits":32,"lanes":4}}'
+  contains "JSON: without dtype, --bits sizes byte_offset" 0 "offset=16" \
+    -- show --bits 4 '{"shape":[2],"byte_offset":8}'
+  contains "JSON: escapes in keys" 0 "shape=[4] strides=[1]" -- show '{"sh\u0061pe":[4]}'
+  expect "JSON round trip keeps the dtype" 0 "$J" -- show --json "$J"
+  contains "JSON round trip of a flip through show --json" 0 "layout      shape=[2,3] strides=[3,-1] offset=2" \
+    -- show "$("$ndx" show --json 'shape=[2,3] strides=[3,-1] offset=2')"
+  printf '%s' "$J" >"$tmp/layout.json"
+  contains "JSON from @FILE" 0 "shape=[3,2] strides=[1,3] offset=5" -- show "@$tmp/layout.json"
+  expect "JSON in move" 0 "shape=[6] strides=[1] offset=0" -- move '{"shape":[3,2],"strides":[1,3]}' transpose 0 1 reshape 6
+  expect "JSON in coalesce" 0 "shape=[6] strides=[1] offset=0" -- coalesce '{"shape":[2,3]}'
+  malformed "JSON: deep nesting" "nesting deeper than 16" \
+    -- show "{\"shape\":$(printf '[%.0s' {1..40})$(printf ']%.0s' {1..40})}"
+  malformed "JSON: deep nesting, unclosed" "nesting deeper than 16" -- show "$(printf '{"a":%.0s' {1..5000})"
+  malformed "JSON: a number past int64" "byte 10: 99999999999999999999 is past the 64-bit integer range" \
+    -- show '{"shape":[99999999999999999999]}'
+  malformed "JSON: INT64_MIN - 1" "past the 64-bit" -- show '{"shape":[-9223372036854775809]}'
+  malformed "JSON: INT64_MAX is read exactly (and refused by the library)" \
+    "ndx_dlpack_import" -- show '{"shape":[9223372036854775807]}'
+  malformed "JSON: a fraction" "byte 10: 2.5 is not an integer" -- show '{"shape":[2.5]}'
+  malformed "JSON: an exponent" "1e3 is not an integer" -- show '{"shape":[1e3]}'
+  malformed "JSON: 2.0 is not an integer either" "2.0 is not an integer" -- show '{"shape":[2.0]}'
+  malformed "JSON: a leading zero" "leading zero" -- show '{"shape":[02]}'
+  malformed "JSON: a trailing comma in an array" "byte 11: trailing comma before ']'" -- show '{"shape":[2,]}'
+  malformed "JSON: a trailing comma in an object" "trailing comma before '}'" -- show '{"shape":[2],}'
+  malformed "JSON: a key given twice" "key \"shape\" given twice" -- show '{"shape":[2],"shape":[3]}'
+  malformed "JSON: trailing garbage" "byte 14: 'x' after the value" -- show '{"shape":[2]} x'
+  malformed "JSON: two values" "'{' after the value" -- show '{"shape":[2]}{"shape":[2]}'
+  malformed "JSON: missing shape" "no \"shape\"" -- show '{"strides":[1]}'
+  malformed "JSON: ndim 33" "\"shape\" has 33 entries, at most 32" \
+    -- show "{\"shape\":[$(printf '1,%.0s' {1..32})1]}"
+  malformed "JSON: strides of another length" "\"strides\" has 1 entry, \"shape\" 2" \
+    -- show '{"shape":[2,3],"strides":[1]}'
+  malformed "JSON: an unknown key" "unknown key \"data\"" -- show '{"shape":[2],"data":0}'
+  malformed "JSON: shape not an array" "\"shape\" must be an array of integers, found a string" \
+    -- show '{"shape":"2"}'
+  malformed "JSON: a string in shape" "entry 1 must be an integer, found a string" -- show '{"shape":[2,"3"]}'
+  printf '[1]' >"$tmp/array.json"
+  malformed "JSON: not an object" "a layout is an object" -- show "@$tmp/array.json"
+  printf '{"shape":[%s1]}' "$(printf '1,%.0s' {1..70000})" >"$tmp/big.json"
+  malformed "JSON: more values than read" "more than 65536 values" -- show "@$tmp/big.json"
+  malformed "JSON: an unclosed object" "found the end of the text" -- show '{"shape":[2]'
+  malformed "JSON: a negative byte_offset" "\"byte_offset\" is -1" -- show '{"shape":[2],"byte_offset":-1}'
+  malformed "JSON: a negative extent (ndx_dlpack_import)" "ndx_dlpack_import" -- show '{"shape":[-2]}'
+  malformed "JSON: a 24-bit dtype" "24 bits wide" -- show '{"shape":[2],"dtype":{"code":"float","bits":24}}'
+  malformed "JSON: byte_offset inside an element" "not a whole number" -- show '{"shape":[2],"byte_offset":2}'
+  malformed "JSON: an unknown type code" "\"code\" \"flt\" is not a DLPack type code" \
+    -- show '{"shape":[2],"dtype":{"code":"flt","bits":32}}'
+  malformed "JSON: dtype without code" "no \"code\"" -- show '{"shape":[2],"dtype":{"bits":8}}'
+  malformed "JSON: dtype bits past uint8" "\"bits\" is 256" -- show '{"shape":[2],"dtype":{"code":1,"bits":256}}'
+  malformed "JSON: a raw control byte" "raw control byte 0x09" -- show $'{"sha\tpe":[2]}'
+  malformed "JSON: invalid UTF-8" "invalid UTF-8" -- show $'{"\xc3\x28":[2]}'
+  malformed "JSON: a lone surrogate" "surrogate" -- show '{"\ud800":[2]}'
+  malformed "JSON: \\u0000" "\\u0000" -- show '{"a\u0000":[2]}'
+  malformed "JSON: an unknown escape" "unknown escape" -- show '{"\x":[2]}'
+  malformed "JSON: single quotes" "expected a key string" -- show "{'shape':[2]}"
+  malformed "JSON: true for a shape" "found true" -- show '{"shape":true}'
+  malformed "JSON: a missing @FILE" "cannot open" -- show "@$tmp/none.json"
+  malformed "JSON: the error names the argument" "copy: SRC: not JSON" -- copy "$C" '{"shape":'
+  odd_json=('{' '}' '{"' '{"shape"' '{"shape":' '{"shape":[' '{"shape":[-' '{"shape":[-]}' '{"shape":[1' '"x"' '1'
+    'null' '{"shape":[1]}}' '{"shape":[1]},' '{"shape":nul}' '{"shape":[1e]}' '{"shape":[.5]}' '{"shape":[+1]}'
+    '{"shape":[0x10]}' '{"shape":[1],"dtype":{}}' '{"shape":[1],"dtype":[]}' '{"shape":[1],"strides":{}}'
+    '{"shape":[9007199254740993]}' '{"shape":[3],"strides":[-9223372036854775808]}' '{"\uDBFF\uDFFF":1}'
+    '{"\uD800\u0041":1}' '{"a":"\u12"}' "{\"shape\":[$(printf '1,%.0s' {1..30000})1]}")
+  crashed=""
+  for a in "${odd_json[@]}"; do # every command reads layouts through one reader
+    run show "$a"
+    [ "$rc" -gt 2 ] && crashed+=" [show '${a:0:40}' -> $rc]"
+  done
+  rc=0 out="" err="$crashed"
+  report "odd JSON exits 0, 1 or 2, never crashes" "$([ -z "$crashed" ] && echo 0 || echo 1)" "crashed:$crashed"
+fi
+
+# ---- pack ----------------------------------------------------------------------------
+# Known values from ndx_pack.h: 32-byte head, then int32 words offset, extent,
+# magic = floor(2^32 (2^l - d) / d) + 1 with l = ceil(log2 d), shift l, strides.
+expect "pack of one C-order layout: the head, the words, the bytes" 0 "version   1
+size      52
+rank      1
+nops      1
+bits      32
+wide      0 (int32 words)
+numel     6
+extent    [6]
+magic     [1431655766]
+shift     [3]
+operand 0 offset 0
+  strides [1]
+bytes     52
+  0000  01 00 00 00 34 00 00 00  01 00 00 00 01 00 00 00
+  0010  20 00 00 00 00 00 00 00  06 00 00 00 00 00 00 00
+  0020  00 00 00 00 06 00 00 00  56 55 55 55 03 00 00 00
+  0030  01 00 00 00" -- pack 'shape=[2,3]'
+run pack --copy --bits 4 'shape=[3,2]' 'shape=[3,2] strides=[1,3]'
+want="size      80
+rank      2
+nops      2
+bits      4
+wide      0 (int32 words)
+numel     6
+extent    [3,2]
+magic     [1431655766,1]
+shift     [2,1]
+operand 0 (dst) offset 0
+  strides [2,1]
+operand 1 (src) offset 0
+  strides [1,3]
+bytes     80"
+[ "$rc" -eq 0 ] && [[ "$out" == *"$want"* ]]
+report "pack --copy of a 4-bit transpose" $? "wanted: $want"
+contains "pack --wide: int64 words, magic for 2^64" 0 "wide      1 (int64 words)
+numel     6
+extent    [6]
+magic     [6148914691236517206]" -- pack --wide 'shape=[2,3]'
+contains "pack: magic numbers are unsigned (int32 words)" 0 "magic     [2576980378]" -- pack 'shape=[5]'
+contains "pack: magic numbers are unsigned (int64 words)" 0 "magic     [11068046444225730970]" \
+  -- pack --wide 'shape=[5]'
+contains "pack --wide: 32 + 8 * 5 bytes" 0 "size      72" -- pack --wide 'shape=[2,3]'
+contains "pack: more than 2^31 elements takes int64 words" 0 "wide      1" -- pack --bits 8 'shape=[3000000000]'
+contains "pack of two layouts coalesced together" 0 "operand 1 offset 0
+  strides [1,3]" -- pack 'shape=[3,2]' 'shape=[3,2] strides=[1,3]'
+contains "pack of layouts of two shapes is refused (NDX_EINVAL)" 1 "pack: no result (NDX_EINVAL)" -- pack "$C" "$T"
+if [[ "$("$ndx" show '{"shape":[1]}' 2>&1)" != *"without DLPack"* ]]; then
+  contains "pack takes its width from a JSON dtype" 0 "bits      16" \
+    -- pack '{"shape":[4],"dtype":{"code":"float","bits":16}}'
+  malformed "pack: a dtype against --bits" "has 16-bit elements (its dtype), --bits says 8" \
+    -- pack --bits 8 '{"shape":[4],"dtype":{"code":"float","bits":16}}'
+  malformed "pack --copy: dtypes that differ" "pack: SRC has 16-bit elements, pack: DST 32-bit ones" \
+    -- pack --copy '{"shape":[4],"dtype":{"code":"float","bits":32}}' '{"shape":[4],"dtype":{"code":"float","bits":16}}'
+fi
+malformed "pack without a layout" "pack: missing LAYOUT" -- pack
+malformed "pack --copy with one layout" "--copy takes DST and SRC, 1 layout given" -- pack --copy "$C"
+malformed "pack of 9 layouts" "more than 8 layouts" -- pack "$C" "$C" "$C" "$C" "$C" "$C" "$C" "$C" "$C"
+malformed "pack --bits 3" "'3' is not an element width" -- pack --bits 3 "$C"
+malformed "pack --bits 256" "'256' is not an element width" -- pack --bits=256 "$C"
+malformed "pack with an unknown option" "unknown option '--bogus'" -- pack --bogus "$C"
+malformed "pack with a bad layout" "pack: LAYOUT 2" -- pack "$C" 'shape=[2'
+
+# ---- copy on an OpenCL device (PoCL in CI) ------------------------------------------
+# copy NAME PATH BYTES_LINE -- ARGS: exit 0, the path and "OK" printed.
+copy_ok() {
+  local name=$1 path=$2 line=$3
+  shift 4
+  run copy "$@"
+  if [ "$rc" -ne 0 ]; then
+    report "copy: $name" 1 "wanted exit 0"
+  elif [[ "$out" != *"path      $path"* ]]; then
+    report "copy: $name" 1 "wanted path $path"
+  elif [[ "$out" != *"$line"* ]]; then
+    report "copy: $name" 1 "wanted: $line"
+  elif [ "$(tail -n 1 <<<"$out")" != "OK" ]; then
+    report "copy: $name" 1 "wanted OK last"
+  else
+    report "copy: $name" 0 ""
+  fi
+}
+copy_ok "transpose 32-bit" transpose "checked   2400 bytes of dst's buffer: 2400 hold elements" \
+  -- 'shape=[20,30]' 'shape=[20,30] strides=[1,20]'
+copy_ok "flip" rows "elements  24 of 32 bits" -- 'shape=[4,6]' 'shape=[4,6] strides=[6,-1] offset=5'
+copy_ok "flip of the destination" "" "OK" -- 'shape=[4,6] strides=[-6,1] offset=18' 'shape=[4,6]'
+copy_ok "broadcast" rows "elements  12 of 32 bits" -- 'shape=[3,4]' 'shape=[3,4] strides=[0,1]'
+copy_ok "4-bit transpose" "" "elements  15 of 4 bits" -- --bits 4 'shape=[3,5]' 'shape=[3,5] strides=[1,3]'
+copy_ok "1-bit permute" "" "elements  60 of 1 bits" \
+  -- --bits=1 'shape=[3,4,5]' 'shape=[3,4,5] strides=[1,15,3]'
+copy_ok "bytes between elements stay as they were" "" \
+  "checked   9 bytes of dst's buffer: 5 hold elements, 4 must stay as they were" \
+  -- --bits 8 'shape=[5] strides=[2]' 'shape=[5]'
+copy_ok "4-bit strided destination: the other nibbles stay" gather "elements  4 of 4 bits" \
+  -- --bits 4 'shape=[4] strides=[3] offset=1' 'shape=[4] strides=[-1] offset=3'
+copy_ok "128-bit transposed read" "" "elements  6 of 128 bits" -- --bits 128 'shape=[2,3]' 'shape=[2,3] strides=[1,4]'
+copy_ok "an empty copy" empty "elements  0 of 32 bits" -- 'shape=[0,3]' 'shape=[0,3]'
+copy_ok "on device 0" transpose "OK" -- --device 0 'shape=[3,2]' 'shape=[3,2] strides=[1,3]'
+if [[ "$("$ndx" show '{"shape":[1]}' 2>&1)" != *"without DLPack"* ]]; then
+  copy_ok "JSON layouts with a float16 dtype" "" "elements  6 of 16 bits" \
+    -- '{"shape":[2,3]}' '{"shape":[2,3],"strides":[1,2],"dtype":{"code":"float","bits":16}}'
+fi
+contains "copy to a destination that is not distinct is refused" 1 "copy: no result (NDX_EINVAL)" \
+  -- copy 'shape=[3,4] strides=[0,1]' 'shape=[3,4]'
+contains "copy between two shapes is refused" 1 "copy: no result (NDX_EINVAL)" -- copy "$C" "$T"
+contains "copy --device past the last device" 1 "copy: no device: no device 99" -- copy --device 99 "$C" "$C"
+malformed "copy without SRC" "copy: missing SRC" -- copy "$C"
+malformed "copy without layouts" "copy: missing DST and SRC" -- copy
+malformed "copy with three layouts" "extra argument" -- copy "$C" "$C" "$C"
+malformed "copy --device x" "copy: --device: 'x' is not an integer" -- copy --device x "$C" "$C"
+malformed "copy --bits 3" "not an element width" -- copy --bits 3 "$C" "$C"
+malformed "copy with an unknown option" "unknown option '--fast'" -- copy --fast "$C" "$C"
+malformed "copy with a bad DST" "copy: DST" -- copy 'shape=[' "$C"
+
+# ---- bench ---------------------------------------------------------------------------
+contains "bench runs ndx-bench (--host --quick --reps 1)" 0 "allocations during the timed layout calls" \
+  -- bench --host --quick --reps 1
+run bench --bogus
+[ "$rc" -eq 2 ] && [[ "$err" == *"ndx-bench: unknown argument '--bogus'"* ]]
+report "bench passes its arguments and exit status on" $? "wanted ndx-bench's exit 2"
+NDX_BENCH=/nonexistent/ndx-bench run bench --host
+[ "$rc" -eq 1 ] && [[ "$err" == *"cannot run \$NDX_BENCH '/nonexistent/ndx-bench'"* ]]
+report "bench: a missing ndx-bench is a clear error, exit 1" $? "wanted exit 1 and the message"
 
 # ---- never crash -------------------------------------------------------------------
 odd=('' ' ' '[' ']' ',' ':' '-' '+' '--' '0' '-1' '1:' ':1' '[]' '[,]' '1:2:3:4:5'

@@ -1,6 +1,7 @@
-/* cl_tool.c: the OpenCL commands of the `ndx` tool: `ndx devices` and the
- * device part of `ndx demo`, which runs real copies on the default device,
- * checks each against a host reference and reports the bandwidth reached. */
+/* cl_tool.c: the OpenCL side of the `ndx` tool: `ndx devices`, opening a
+ * device (tool_cl_open, also for `ndx copy`), and the device part of `ndx
+ * demo`, which runs real copies on the default device, checks each against a
+ * host reference and reports the bandwidth reached. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdbool.h>
@@ -24,6 +25,7 @@ int tool_devices(void) {
     printf("no OpenCL platform (install an ICD, e.g. pocl-opencl-icd)\n");
     return 0;
   }
+  unsigned index = 0; /* devices are numbered across platforms, as copy --device takes them */
   for (cl_uint p = 0; p < np && p < 16; p++) {
     char name[256] = "?", version[256] = "?";
     clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof name, name, NULL);
@@ -46,7 +48,7 @@ int tool_devices(void) {
                       NULL);
       clGetDeviceInfo(devices[i], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
       clGetDeviceInfo(devices[i], CL_DEVICE_MAX_PARAMETER_SIZE, sizeof param, &param, NULL);
-      printf("  device %u: %s\n", i, dname);
+      printf("  device %u: %s\n", index++, dname);
       printf("    %s, %u compute units, %.1f GiB memory (%.1f GiB per buffer),\n"
              "    %zu-byte kernel parameters, %llu KiB constant buffer\n",
              cver, units, mem / 1073741824.0, maxalloc / 1073741824.0, param,
@@ -57,13 +59,6 @@ int tool_devices(void) {
 }
 
 /* ---- ndx demo, device side -------------------------------------------------------- */
-
-typedef struct demo_env {
-  cl_device_id device;
-  cl_context context;
-  cl_command_queue queue;
-  ndx_cl *cl;
-} demo_env;
 
 static int bit_of(const unsigned char *b, int64_t i) {
   return (b[i / 8] >> (i % 8)) & 1;
@@ -116,7 +111,7 @@ static double event_seconds(cl_event e) {
 
 /* Runs one copy: a warm-up, then the best of REPEATS timed runs; verifies the
  * destination against the host reference. Returns true when it matched. */
-static bool demo_copy(demo_env *env, const char *what, const ndx_layout *d, const ndx_layout *s,
+static bool demo_copy(tool_cl *env, const char *what, const ndx_layout *d, const ndx_layout *s,
                       int bits) {
   size_t nd = span_bytes(d, bits), ns = span_bytes(s, bits);
   unsigned char *src = malloc(ns), *want = malloc(nd), *got = malloc(nd);
@@ -180,7 +175,7 @@ out:
 }
 
 /* The ceiling: clEnqueueCopyBuffer of `bytes` bytes, best of REPEATS. */
-static void demo_ceiling(demo_env *env, size_t bytes) {
+static void demo_ceiling(tool_cl *env, size_t bytes) {
   cl_int e1, e2;
   cl_mem a = clCreateBuffer(env->context, CL_MEM_READ_WRITE, bytes, NULL, &e1);
   cl_mem b = clCreateBuffer(env->context, CL_MEM_READ_WRITE, bytes, NULL, &e2);
@@ -204,67 +199,102 @@ static void demo_ceiling(demo_env *env, size_t bytes) {
   if (e2 == CL_SUCCESS) clReleaseMemObject(b);
 }
 
-static bool open_env(demo_env *env) {
-  cl_platform_id platforms[16], platform = NULL;
+/* Picks the device: index >= 0 counts devices across platforms as `ndx
+ * devices` lists them; index < 0 is the default one (the first platform, or
+ * the first whose name contains $NDX_CL_PLATFORM, and its default device). */
+static bool pick_device(tool_cl *env, int index, char *why, size_t size) {
+  cl_platform_id platforms[16];
   cl_uint np = 0;
   if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS || np == 0) {
-    printf("  no OpenCL platform: the device demo needs one (e.g. pocl-opencl-icd)\n");
+    snprintf(why, size, "no OpenCL platform (install an ICD, e.g. pocl-opencl-icd)");
     return false;
   }
-  /* the first platform, or the first whose name contains $NDX_CL_PLATFORM */
+  if (np > 16) np = 16;
+  if (index >= 0) {
+    int seen = 0;
+    for (cl_uint p = 0; p < np; p++) {
+      cl_device_id devices[16];
+      cl_uint nd = 0;
+      if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 16, devices, &nd) != CL_SUCCESS) nd = 0;
+      if (nd > 16) nd = 16;
+      if (index < seen + (int)nd) {
+        env->platform = platforms[p];
+        env->device = devices[index - seen];
+        return true;
+      }
+      seen += (int)nd;
+    }
+    snprintf(why, size, "no device %d: there %s %d (see ndx devices)", index,
+             seen == 1 ? "is" : "are", seen);
+    return false;
+  }
   const char *want = getenv("NDX_CL_PLATFORM");
-  for (cl_uint i = 0; i < np && i < 16 && !platform; i++) {
+  for (cl_uint i = 0; i < np && !env->platform; i++) {
     char name[256] = "";
     clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
-    if (!want || !*want || strstr(name, want)) platform = platforms[i];
+    if (!want || !*want || strstr(name, want)) env->platform = platforms[i];
   }
-  cl_uint nd = 0;
-  if (!platform) {
-    printf("  no OpenCL platform named like %s\n", want);
+  if (!env->platform) {
+    snprintf(why, size, "no OpenCL platform named like %s", want);
     return false;
   }
-  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_DEFAULT, 1, &env->device, &nd) != CL_SUCCESS ||
+  cl_uint nd = 0;
+  if (clGetDeviceIDs(env->platform, CL_DEVICE_TYPE_DEFAULT, 1, &env->device, &nd) != CL_SUCCESS ||
       nd == 0) {
-    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &env->device, &nd) != CL_SUCCESS ||
+    if (clGetDeviceIDs(env->platform, CL_DEVICE_TYPE_ALL, 1, &env->device, &nd) != CL_SUCCESS ||
         nd == 0) {
-      printf("  no OpenCL device on the platform\n");
+      snprintf(why, size, "no OpenCL device on the platform");
       return false;
     }
   }
-  char name[256] = "?", pname[256] = "?";
-  clGetDeviceInfo(env->device, CL_DEVICE_NAME, sizeof name, name, NULL);
-  clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-  printf("  device: %s (%s)\n\n", name, pname);
+  return true;
+}
+
+bool tool_cl_open(tool_cl *env, int index, char *why, size_t size) {
+  *env = (tool_cl){0};
+  if (!pick_device(env, index, why, size)) return false;
+  snprintf(env->name, sizeof env->name, "?");
+  snprintf(env->platform_name, sizeof env->platform_name, "?");
+  clGetDeviceInfo(env->device, CL_DEVICE_NAME, sizeof env->name, env->name, NULL);
+  clGetPlatformInfo(env->platform, CL_PLATFORM_NAME, sizeof env->platform_name, env->platform_name,
+                    NULL);
   cl_int e;
   env->context = clCreateContext(NULL, 1, &env->device, NULL, NULL, &e);
   if (e != CL_SUCCESS) {
-    printf("  clCreateContext failed: %d\n", e);
+    env->context = NULL;
+    snprintf(why, size, "clCreateContext failed: %d", e);
     return false;
   }
   env->queue = clCreateCommandQueue(env->context, env->device, CL_QUEUE_PROFILING_ENABLE, &e);
   if (e != CL_SUCCESS) {
-    printf("  clCreateCommandQueue failed: %d\n", e);
+    env->queue = NULL;
+    snprintf(why, size, "clCreateCommandQueue failed: %d", e);
     return false;
   }
   if (ndx_cl_create(&env->cl, env->context, env->device) != NDX_OK) {
-    printf("  ndx_cl_create failed: %s\n", ndx_last_error());
+    env->cl = NULL;
+    snprintf(why, size, "ndx_cl_create failed: %s", ndx_last_error());
     return false;
   }
   return true;
 }
 
-static void close_env(demo_env *env) {
+void tool_cl_close(tool_cl *env) {
   ndx_cl_destroy(env->cl);
   if (env->queue) clReleaseCommandQueue(env->queue);
   if (env->context) clReleaseContext(env->context);
+  *env = (tool_cl){0};
 }
 
 int tool_demo_device(void) {
-  demo_env env = {0};
-  if (!open_env(&env)) {
-    close_env(&env);
+  tool_cl env;
+  char why[4096];
+  if (!tool_cl_open(&env, -1, why, sizeof why)) {
+    printf("  %s\n", why);
+    tool_cl_close(&env);
     return 1;
   }
+  printf("  device: %s (%s)\n\n", env.name, env.platform_name);
   bool ok = true;
   ndx_layout a, b, c;
 
@@ -294,7 +324,7 @@ int tool_demo_device(void) {
 
   printf("\n");
   demo_ceiling(&env, (size_t)1500 * 2000 * 4);
-  close_env(&env);
+  tool_cl_close(&env);
   printf("\n  %s\n", ok ? "every copy matched the host reference" : "A COPY DID NOT MATCH");
   return ok ? 0 : 1;
 }

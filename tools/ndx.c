@@ -1,14 +1,14 @@
 /* ndx.c: the `ndx` command-line tool: shows, moves and coalesces layouts
- * written in ndx_format's text, lists OpenCL devices, and runs a short demo.
+ * (ndx_format's text or DLPack-like JSON), lists OpenCL devices and runs a
+ * short demo; `pack`, `copy` and `bench` live in cmd_pack.c, cmd_copy.c and
+ * cmd_bench.c, the argument readers in args.c and layout_json.c.
  *
  * Exit codes: 0 the answer is printed; 1 the library refused a move or a
  * coalescing (its reason, from ndx_last_error(), is printed on stdout: it is
  * the answer about that layout); 2 the command line is malformed (a message
  * naming the argument goes to stderr). No input makes it crash: every number
  * is read with overflow checks and every list has a bound. */
-#include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,27 +19,57 @@
 #include "ndx/ndx_layout.h"
 #include "tool.h"
 
-/* Room for any layout's text: 2 * 32 values of at most 20 characters plus
- * separators and the three labels. */
-#define LAYOUT_TEXT_MAX 2048
 /* The longest list argument read; a longer one is refused, not cut. */
 #define LIST_TEXT_MAX 4096
 /* Fields in one entry of a list: a window has the most (axis:size:step:dilation). */
 #define FIELDS_MAX 4
 
+/* ---- Usage ------------------------------------------------------------------ */
+
 static const char usage_text[] =
-    "usage: ndx COMMAND [ARGS...]\n"
+    "usage: ndx COMMAND [ARGS...]        ndx COMMAND --help, ndx help COMMAND: its usage\n"
     "\n"
     "commands:\n"
-    "  show LAYOUT               the canonical layout, numel, span and flags\n"
-    "  move LAYOUT MOVE ARGS...  applies one or more moves in order, prints the result\n"
-    "  coalesce LAYOUT...        coalesces layouts of one shape, prints one per line\n"
-    "  devices                   lists OpenCL platforms and devices\n"
-    "  demo                      a short tour of the host and device sides\n"
-    "  help                      this text\n"
+    "  show [--json] [--bits N] LAYOUT  the canonical layout, numel, span and flags\n"
+    "  move LAYOUT MOVE ARGS...         applies one or more moves in order, prints the result\n"
+    "  coalesce LAYOUT...               coalesces layouts of one shape, prints one per line\n"
+    "  pack [--bits N] LAYOUT...        the packed device form of layouts (ndx_pack)\n"
+    "  pack --copy [--bits N] DST SRC   the packed form of a copy (ndx_pack_copy)\n"
+    "  copy [--device N] [--bits N] DST SRC\n"
+    "                                   one ndx_cl_copy on an OpenCL device, verified\n"
+    "  bench [ARGS...]                  runs ndx-bench (ndx bench --help for its options)\n"
+    "  devices                          lists OpenCL platforms and devices\n"
+    "  demo                             a short tour of the host and device sides\n"
+    "  help [COMMAND]                   this text, or COMMAND's\n"
     "\n"
     "LAYOUT is ndx_format's text, strides and offset optional (C order, 0):\n"
     "  'shape=[3,2] strides=[1,3] offset=0'   'shape=[2,3]'\n"
+    "or DLPack-like JSON, inline or from a file ('@FILE'; needs a build with DLPack):\n"
+    "  '{\"shape\":[3,2],\"strides\":[1,3],\"byte_offset\":0,\n"
+    "    \"dtype\":{\"code\":\"float\",\"bits\":32,\"lanes\":1}}'\n"
+    "  strides (or null: C order), byte_offset (0) and dtype are optional; elements are\n"
+    "  dtype.bits * dtype.lanes wide, else --bits, else 32 bits.\n"
+    "\n"
+    "exit status: 0 result printed; 1 the library refused (its reason printed);\n"
+    "2 malformed command line (message on stderr).\n";
+
+static const char show_usage[] =
+    "usage: ndx show [--json] [--bits N] LAYOUT\n"
+    "\n"
+    "Prints the layout in canonical form, its rank, element count, span [lo, hi)\n"
+    "in elements, and whether it is C-contiguous, Fortran-contiguous and distinct.\n"
+    "\n"
+    "  --json    prints the layout as one line of DLPack-like JSON instead, which\n"
+    "            every LAYOUT argument reads back (byte_offset = offset * bits / 8;\n"
+    "            a sub-byte layout whose offset starts inside a byte has none: exit 1)\n"
+    "  --bits N  element width: 1, 2, 4, 8, 16, 32, 64 or 128 (default: the JSON\n"
+    "            dtype's, else 32)\n";
+
+static const char move_usage[] =
+    "usage: ndx move LAYOUT MOVE ARGS... [MOVE ARGS...]...\n"
+    "\n"
+    "Applies the moves in order and prints the resulting layout; a move the\n"
+    "library refuses prints its reason and exits 1.\n"
     "\n"
     "moves (lists are comma-separated, optionally in brackets; [] is empty):\n"
     "  reshape D0,D1,...                       same element count, no copy\n"
@@ -52,55 +82,33 @@ static const char usage_text[] =
     "  flip AXIS\n"
     "  squeeze AXIS\n"
     "  unsqueeze AXIS\n"
-    "  e.g.  ndx move 'shape=[3,2] strides=[1,3]' flip 0 reshape 6\n"
+    "  e.g.  ndx move 'shape=[3,2] strides=[1,3]' flip 0 reshape 6\n";
+
+static const char coalesce_usage[] =
+    "usage: ndx coalesce LAYOUT...\n"
     "\n"
-    "exit status: 0 result printed; 1 the library refused (its reason printed);\n"
-    "2 malformed command line (message on stderr).\n";
+    "Coalesces layouts of one shape together (at most NDX_COALESCE_MAX): merges\n"
+    "the axes every one of them can merge, drops extent-1 axes, and prints one\n"
+    "layout per line.\n";
 
-/* ---- Malformed command lines ---------------------------------------------- */
+static const char devices_usage[] =
+    "usage: ndx devices\n"
+    "\n"
+    "Lists the OpenCL platforms and their devices. Devices are numbered from 0\n"
+    "across all platforms, as `ndx copy --device N` takes them.\n";
 
-/* Prints "ndx: <message>" and a pointer to the usage on stderr; exits 2. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-static _Noreturn void
-malformed(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("ndx: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputs("\n(run 'ndx help' for usage)\n", stderr);
-  va_end(ap);
-  exit(2);
-}
+static const char demo_usage[] =
+    "usage: ndx demo\n"
+    "\n"
+    "A short tour: layout moves on the host, then real copies on the default\n"
+    "OpenCL device (the first platform, or the first whose name contains\n"
+    "$NDX_CL_PLATFORM), each verified against the host, with the GB/s reached.\n";
 
-/* ---- Reading numbers and lists ---------------------------------------- */
+static const char help_usage[] = "usage: ndx help [COMMAND]\n"
+                                 "\n"
+                                 "Prints the tool's usage, or COMMAND's.\n";
 
-/* Reads all of `text` as a decimal int64 in [lo, hi] into *v. Leading or
- * trailing blanks, an empty text, a value past int64 or outside [lo, hi] fail. */
-static bool read_int(const char *text, int64_t lo, int64_t hi, int64_t *v) {
-  if (text[0] == '\0' || !(text[0] == '-' || text[0] == '+' || (text[0] >= '0' && text[0] <= '9')))
-    return false;
-  errno = 0;
-  char *end = NULL;
-  long long x = strtoll(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || x < lo || x > hi) return false;
-  *v = (int64_t)x;
-  return true;
-}
-
-/* Reads an integer argument of a move (`what` names it, e.g. "flip AXIS") that
- * must fit in [lo, hi]; a malformed one exits 2. */
-static int64_t arg_int(const char *text, const char *what, int64_t lo, int64_t hi) {
-  int64_t v;
-  if (!read_int(text, lo, hi, &v)) {
-    if (lo == INT64_MIN && hi == INT64_MAX)
-      malformed("%s: '%s' is not a 64-bit integer", what, text);
-    malformed("%s: '%s' is not an integer in [%lld, %lld]", what, text, (long long)lo,
-              (long long)hi);
-  }
-  return v;
-}
+/* ---- Reading lists ------------------------------------------------------------ */
 
 /* A list argument: entries separated by ',', each of `min_fields` to
  * `max_fields` integers separated by ':', the whole optionally in brackets.
@@ -118,18 +126,19 @@ static void read_list(const char *text, const list_spec *spec, int max_entries,
                       int64_t entries[][FIELDS_MAX], int *n) {
   size_t len = strlen(text);
   if (len >= LIST_TEXT_MAX)
-    malformed("%s: the list is %zu characters long, at most %d are read", spec->what, len,
-              LIST_TEXT_MAX - 1);
+    tool_malformed("%s: the list is %zu characters long, at most %d are read", spec->what, len,
+                   LIST_TEXT_MAX - 1);
   char buf[LIST_TEXT_MAX];
   memcpy(buf, text, len + 1);
   char *s = buf;
   /* Brackets are optional and must pair. */
   if (len > 0 && s[0] == '[') {
-    if (s[len - 1] != ']') malformed("%s: '%s' opens '[' but does not close it", spec->what, text);
+    if (s[len - 1] != ']')
+      tool_malformed("%s: '%s' opens '[' but does not close it", spec->what, text);
     s[len - 1] = '\0';
     s++;
   } else if (len > 0 && s[len - 1] == ']') {
-    malformed("%s: '%s' closes ']' but does not open it", spec->what, text);
+    tool_malformed("%s: '%s' closes ']' but does not open it", spec->what, text);
   }
   *n = 0;
   if (*s == '\0') return; /* the empty list */
@@ -137,7 +146,7 @@ static void read_list(const char *text, const list_spec *spec, int max_entries,
     char *comma = strchr(s, ',');
     if (comma) *comma = '\0';
     if (*n == max_entries)
-      malformed("%s: '%s' has more than %d entries", spec->what, text, max_entries);
+      tool_malformed("%s: '%s' has more than %d entries", spec->what, text, max_entries);
     int64_t *e = entries[*n];
     for (int f = 0; f < FIELDS_MAX; f++) e[f] = spec->defaults[f];
     int fields = 0;
@@ -146,25 +155,25 @@ static void read_list(const char *text, const list_spec *spec, int max_entries,
       char *colon = strchr(field, ':');
       if (colon) *colon = '\0';
       if (fields == spec->max_fields)
-        malformed("%s: entry %d of '%s' has more than %d fields", spec->what, *n + 1, text,
-                  spec->max_fields);
-      if (!read_int(field, spec->lo[fields], spec->hi[fields], &e[fields])) {
+        tool_malformed("%s: entry %d of '%s' has more than %d fields", spec->what, *n + 1, text,
+                       spec->max_fields);
+      if (!tool_read_int(field, spec->lo[fields], spec->hi[fields], &e[fields])) {
         char where[64] = "";
         if (spec->max_fields > 1) snprintf(where, sizeof where, " field %d", fields + 1);
         int64_t lo = spec->lo[fields], hi = spec->hi[fields];
         if (lo == INT64_MIN && hi == INT64_MAX)
-          malformed("%s: entry %d%s of '%s': '%s' is not a 64-bit integer", spec->what, *n + 1,
-                    where, text, field);
-        malformed("%s: entry %d%s of '%s': '%s' is not an integer in [%lld, %lld]", spec->what,
-                  *n + 1, where, text, field, (long long)lo, (long long)hi);
+          tool_malformed("%s: entry %d%s of '%s': '%s' is not a 64-bit integer", spec->what, *n + 1,
+                         where, text, field);
+        tool_malformed("%s: entry %d%s of '%s': '%s' is not an integer in [%lld, %lld]", spec->what,
+                       *n + 1, where, text, field, (long long)lo, (long long)hi);
       }
       fields++;
       if (!colon) break;
       field = colon + 1;
     }
     if (fields < spec->min_fields)
-      malformed("%s: entry %d of '%s' has %d field%s, at least %d needed", spec->what, *n + 1, text,
-                fields, fields == 1 ? "" : "s", spec->min_fields);
+      tool_malformed("%s: entry %d of '%s' has %d field%s, at least %d needed", spec->what, *n + 1,
+                     text, fields, fields == 1 ? "" : "s", spec->min_fields);
     (*n)++;
     if (!comma) break;
     s = comma + 1;
@@ -173,39 +182,54 @@ static void read_list(const char *text, const list_spec *spec, int max_entries,
 
 /* ---- Layouts --------------------------------------------------------------- */
 
-/* Writes `l`'s text into buf (LAYOUT_TEXT_MAX bytes) and returns buf. */
-static const char *layout_text(char *buf, const ndx_layout *l) {
-  int k = ndx_format(buf, LAYOUT_TEXT_MAX, l);
-  if (k < 0) snprintf(buf, LAYOUT_TEXT_MAX, "(unprintable layout)");
-  return buf;
-}
-
-/* Reads the layout argument `text` (`what` names it); a text ndx_parse
- * refuses is a malformed argument and exits 2 with the library's reason. */
+/* Reads the layout argument `text` (`what` names it): ndx_format's text or
+ * JSON; anything refused exits 2 with the reason. */
 static void arg_layout(ndx_layout *l, const char *text, const char *what) {
-  ndx_status s = ndx_parse(l, text);
-  if (s != NDX_OK)
-    malformed("%s '%s' is not a layout: %s (%s)", what, text,
-              ndx_last_error()[0] ? ndx_last_error() : "refused", ndx_status_name(s));
+  tool_layout t;
+  tool_arg_layout(&t, text, what, TOOL_DEFAULT_BITS);
+  *l = t.l;
 }
 
 /* ---- show -------------------------------------------------------------------- */
 
 static int cmd_show(int argc, char **argv) {
-  if (argc < 1) malformed("show: missing LAYOUT");
-  if (argc > 1) malformed("show: takes one LAYOUT; extra argument '%s'", argv[1]);
-  ndx_layout l;
-  arg_layout(&l, argv[0], "show: LAYOUT");
-  char buf[LAYOUT_TEXT_MAX];
+  bool json = false;
+  int bits = 0;
+  const char *text = NULL;
+  for (int i = 0; i < argc; i++) {
+    const char *v;
+    if (strcmp(argv[i], "--json") == 0)
+      json = true;
+    else if ((v = tool_option_value(argc, argv, &i, "--bits")))
+      bits = tool_arg_bits(v, "show: --bits");
+    else if (argv[i][0] == '-')
+      tool_malformed("show: unknown option '%s'", argv[i]);
+    else if (text)
+      tool_malformed("show: takes one LAYOUT; extra argument '%s'", argv[i]);
+    else
+      text = argv[i];
+  }
+  if (!text) tool_malformed("show: missing LAYOUT");
+  tool_layout t;
+  tool_arg_layout(&t, text, "show: LAYOUT", bits ? bits : TOOL_DEFAULT_BITS);
+  bits = tool_agree_bits(bits, 1, &t, (const char *const[]){"show: LAYOUT"});
+  const ndx_layout *l = &t.l;
+  if (json) {
+    char why[256];
+    if (tool_print_json(stdout, &t, bits, why, sizeof why)) return 0;
+    printf("show --json: no JSON form: %s\n", why);
+    return 1;
+  }
+  char buf[TOOL_LAYOUT_TEXT_MAX];
   int64_t lo, hi;
-  ndx_span(&l, &lo, &hi);
-  printf("layout      %s\n", layout_text(buf, &l));
-  printf("rank        %d\n", (int)l.rank);
-  printf("numel       %lld\n", (long long)ndx_numel(&l));
+  ndx_span(l, &lo, &hi);
+  printf("layout      %s\n", tool_layout_text(buf, l));
+  printf("rank        %d\n", (int)l->rank);
+  printf("numel       %lld\n", (long long)ndx_numel(l));
   printf("span        [%lld, %lld)\n", (long long)lo, (long long)hi);
-  printf("contiguous  %s\n", ndx_is_contiguous(&l) ? "yes" : "no");
-  printf("fortran     %s\n", ndx_is_fortran_contiguous(&l) ? "yes" : "no");
-  printf("distinct    %s\n", ndx_is_distinct(&l) ? "yes" : "no");
+  printf("contiguous  %s\n", ndx_is_contiguous(l) ? "yes" : "no");
+  printf("fortran     %s\n", ndx_is_fortran_contiguous(l) ? "yes" : "no");
+  printf("distinct    %s\n", ndx_is_distinct(l) ? "yes" : "no");
   return 0;
 }
 
@@ -283,12 +307,12 @@ typedef struct parsed_move {
  * position on the command line. */
 static int parse_move(parsed_move *pm, int argc, char **args, int pos) {
   const move_word *w = find_move(args[0]);
-  if (!w) malformed("move: unknown move '%s' (argument %d)", args[0], pos);
+  if (!w) tool_malformed("move: unknown move '%s' (argument %d)", args[0], pos);
   if (argc - 1 < w->nargs)
-    malformed("move: %s needs %d argument%s (%s%s%s%s%s), got %d", w->name, w->nargs,
-              w->nargs == 1 ? "" : "s", w->args[0], w->nargs > 1 ? " " : "",
-              w->nargs > 1 ? w->args[1] : "", w->nargs > 2 ? " " : "",
-              w->nargs > 2 ? w->args[2] : "", argc - 1);
+    tool_malformed("move: %s needs %d argument%s (%s%s%s%s%s), got %d", w->name, w->nargs,
+                   w->nargs == 1 ? "" : "s", w->args[0], w->nargs > 1 ? " " : "",
+                   w->nargs > 1 ? w->args[1] : "", w->nargs > 2 ? " " : "",
+                   w->nargs > 2 ? w->args[2] : "", argc - 1);
   pm->word = w;
   int used = snprintf(pm->label, sizeof pm->label, "%s", w->name);
   for (int a = 0; a < w->nargs && used >= 0 && (size_t)used < sizeof pm->label; a++)
@@ -335,7 +359,7 @@ static int parse_move(parsed_move *pm, int argc, char **args, int pos) {
       bool axis = !(w->id == MV_NARROW && a > 0);
       snprintf(what, sizeof what, "%s %s", w->name, w->args[a]);
       pm->arg[a] =
-          arg_int(args[1 + a], what, axis ? INT_MIN : INT64_MIN, axis ? INT_MAX : INT64_MAX);
+          tool_arg_int(args[1 + a], what, axis ? INT_MIN : INT64_MIN, axis ? INT_MAX : INT64_MAX);
     }
   }
   return 1 + w->nargs;
@@ -367,8 +391,8 @@ static void print_refusal(const char *what, ndx_status s) {
 }
 
 static int cmd_move(int argc, char **argv) {
-  if (argc < 1) malformed("move: missing LAYOUT");
-  if (argc < 2) malformed("move: missing MOVE after LAYOUT '%s'", argv[0]);
+  if (argc < 1) tool_malformed("move: missing LAYOUT");
+  if (argc < 2) tool_malformed("move: missing MOVE after LAYOUT '%s'", argv[0]);
   ndx_layout l;
   arg_layout(&l, argv[0], "move: LAYOUT");
 
@@ -378,28 +402,29 @@ static int cmd_move(int argc, char **argv) {
   int moves = 0;
   for (int i = 1; i < argc; moves++) i += parse_move(&pm, argc - i, argv + i, i + 2);
 
-  char buf[LAYOUT_TEXT_MAX];
+  char buf[TOOL_LAYOUT_TEXT_MAX];
   for (int i = 1, k = 0; i < argc; k++) {
     i += parse_move(&pm, argc - i, argv + i, i + 2);
     ndx_layout out;
     ndx_status s = run_move(&out, &l, &pm);
     if (s != NDX_OK) {
-      if (moves > 1) printf("move %d of %d applies to %s\n", k + 1, moves, layout_text(buf, &l));
+      if (moves > 1)
+        printf("move %d of %d applies to %s\n", k + 1, moves, tool_layout_text(buf, &l));
       print_refusal(pm.label, s);
       return 1;
     }
     l = out;
   }
-  printf("%s\n", layout_text(buf, &l));
+  printf("%s\n", tool_layout_text(buf, &l));
   return 0;
 }
 
 /* ---- coalesce ---------------------------------------------------------------- */
 
 static int cmd_coalesce(int argc, char **argv) {
-  if (argc < 1) malformed("coalesce: missing LAYOUT");
+  if (argc < 1) tool_malformed("coalesce: missing LAYOUT");
   if (argc > NDX_COALESCE_MAX)
-    malformed("coalesce: %d layouts given, at most %d", argc, NDX_COALESCE_MAX);
+    tool_malformed("coalesce: %d layouts given, at most %d", argc, NDX_COALESCE_MAX);
   static ndx_layout in[NDX_COALESCE_MAX], out[NDX_COALESCE_MAX];
   for (int i = 0; i < argc; i++) {
     char what[64];
@@ -411,8 +436,8 @@ static int cmd_coalesce(int argc, char **argv) {
     print_refusal("coalesce", s);
     return 1;
   }
-  char buf[LAYOUT_TEXT_MAX];
-  for (int i = 0; i < argc; i++) printf("%s\n", layout_text(buf, &out[i]));
+  char buf[TOOL_LAYOUT_TEXT_MAX];
+  for (int i = 0; i < argc; i++) printf("%s\n", tool_layout_text(buf, &out[i]));
   return 0;
 }
 
@@ -420,9 +445,9 @@ static int cmd_coalesce(int argc, char **argv) {
 
 /* Prints "  <what>  <layout>" or the refusal; true iff the status was `want`. */
 static bool demo_step(const char *what, ndx_status s, ndx_status want, const ndx_layout *l) {
-  char buf[LAYOUT_TEXT_MAX];
+  char buf[TOOL_LAYOUT_TEXT_MAX];
   if (s == NDX_OK)
-    printf("  %-40s %s\n", what, layout_text(buf, l));
+    printf("  %-40s %s\n", what, tool_layout_text(buf, l));
   else
     printf("  %-40s no result (%s): %s\n", what, ndx_status_name(s), ndx_last_error());
   if (s != want)
@@ -493,7 +518,7 @@ static int demo_host(void) {
 }
 
 static int cmd_demo(int argc, char **argv) {
-  if (argc > 0) malformed("demo: takes no argument; extra argument '%s'", argv[0]);
+  if (argc > 0) tool_malformed("demo: takes no argument; extra argument '%s'", argv[0]);
   int host = demo_host();
   printf("ndx demo: device side\n\n");
   fflush(stdout);
@@ -503,27 +528,67 @@ static int cmd_demo(int argc, char **argv) {
 
 /* ---- main -------------------------------------------------------------------- */
 
+typedef struct command {
+  const char *name;
+  const char *usage;
+} command;
+
+static const command commands[] = {
+    {"show", show_usage},       {"move", move_usage},      {"coalesce", coalesce_usage},
+    {"pack", tool_pack_usage},  {"copy", tool_copy_usage}, {"bench", tool_bench_usage},
+    {"devices", devices_usage}, {"demo", demo_usage},      {"help", help_usage},
+};
+#define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
+
+static const command *find_command(const char *name) {
+  for (int k = 0; k < NCOMMANDS; k++)
+    if (strcmp(name, commands[k].name) == 0) return &commands[k];
+  return NULL;
+}
+
+/* Prints a command's usage on stdout (exit 0): asked for, not a misuse. */
+static int print_usage(const command *c, const char *argv0) {
+  if (strcmp(c->name, "bench") == 0) return tool_bench_help(argv0);
+  fputs(c->usage, stdout);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage_text, stderr);
     return 2; /* no COMMAND: a malformed command line */
   }
-  if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
-      strcmp(argv[1], "-h") == 0) {
-    if (argc > 2) malformed("help: takes no argument; extra argument '%s'", argv[2]);
-    fputs(usage_text, stdout);
-    return 0;
-  }
   const char *cmd = argv[1];
   int n = argc - 2;
   char **args = argv + 2;
+  if (tool_is_help(cmd) || strcmp(cmd, "help") == 0) {
+    if (n == 0) {
+      fputs(usage_text, stdout);
+      return 0;
+    }
+    if (strcmp(cmd, "help") == 0 && tool_is_help(args[0])) args[0] = "help"; /* help --help */
+    if (n > 1) tool_malformed("help: takes one COMMAND; extra argument '%s'", args[1]);
+    const command *c = find_command(args[0]);
+    if (!c) tool_malformed("help: unknown command '%s'", args[0]);
+    return print_usage(c, argv[0]);
+  }
+  const command *c = find_command(cmd);
+  if (!c) tool_malformed("unknown command '%s'", cmd);
+  tool_command = c->name;
+  /* `ndx CMD --help`; bench passes its later arguments on to ndx-bench. */
+  if (n > 0 && tool_is_help(args[0])) {
+    if (n > 1 && strcmp(cmd, "bench") != 0)
+      tool_malformed("%s: --help takes no argument; extra argument '%s'", cmd, args[1]);
+    return print_usage(c, argv[0]);
+  }
   if (strcmp(cmd, "show") == 0) return cmd_show(n, args);
   if (strcmp(cmd, "move") == 0) return cmd_move(n, args);
   if (strcmp(cmd, "coalesce") == 0) return cmd_coalesce(n, args);
+  if (strcmp(cmd, "pack") == 0) return tool_cmd_pack(n, args);
+  if (strcmp(cmd, "copy") == 0) return tool_cmd_copy(n, args);
+  if (strcmp(cmd, "bench") == 0) return tool_cmd_bench(n, args, argv[0]);
   if (strcmp(cmd, "demo") == 0) return cmd_demo(n, args);
-  if (strcmp(cmd, "devices") == 0) {
-    if (n > 0) malformed("devices: takes no argument; extra argument '%s'", args[0]);
-    return tool_devices();
-  }
-  malformed("unknown command '%s'", cmd);
+  /* "devices": the last one left ("help" was handled above) */
+  if (n > 0) tool_malformed("devices: takes no argument; extra argument '%s'", args[0]);
+  return tool_devices();
 }
