@@ -118,27 +118,25 @@ ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k,
 }
 
 /* The common case of ndx_layout_flaw, with no message to build: every layout
- * argument of every call passes here. Products of at most 2^53 by extents of
- * at most 2^53, and sums of 32 terms below 2^117, all fit in 128 bits. */
+ * argument of every call passes here, so it is branch-light. The extents'
+ * product is 1 through zero extents (the rule counts non-zero ones) and never
+ * decreases, so checking it once at the end is exact. */
 static bool layout_within_limits(const ndx_layout *l) {
   int rank = l->rank;
   if (rank < 0 || rank > NDX_MAX_RANK) return false;
-  __int128 product = 1, lo = l->offset, last = l->offset;
-  bool empty = false;
+  int64_t product = 1, lo = l->offset, last = l->offset;
+  bool empty = false, bad = false, off_range = false;
   for (int a = 0; a < rank; a++) {
-    int64_t d = l->shape[a], s = l->strides[a];
-    if (d < 0 || d > NDX_MAX_NUMEL) return false;
-    if (d == 0) empty = true;
-    if (d > 0 && (product *= d) > NDX_MAX_NUMEL) return false;
-    if (d <= 1) continue;
-    __int128 reach = (__int128)(d - 1) * s;
-    if (reach > INT64_MAX || reach < -INT64_MAX) return false;
-    if (s < 0)
-      lo += reach;
-    else
-      last += reach;
+    int64_t d = l->shape[a], s = l->strides[a], reach;
+    bad |= (uint64_t)d > (uint64_t)NDX_MAX_NUMEL;
+    empty |= d == 0;
+    bad |= __builtin_mul_overflow(product, d > 0 ? d : 1, &product);
+    bad |= __builtin_mul_overflow(d > 1 ? d - 1 : 0, s, &reach) || reach == INT64_MIN;
+    off_range |= reach < 0 ? __builtin_add_overflow(lo, reach, &lo)
+                           : __builtin_add_overflow(last, reach, &last);
   }
-  return empty ? l->offset == 0 : lo >= 0 && last < NDX_MAX_NUMEL;
+  if (bad || product > NDX_MAX_NUMEL) return false;
+  return empty ? l->offset == 0 : !off_range && lo >= 0 && last < NDX_MAX_NUMEL;
 }
 
 bool ndx_layout_flaw(const ndx_layout *l, char *why, size_t size) {
