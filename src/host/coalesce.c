@@ -35,6 +35,12 @@ ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out) {
                       ndx_fmt_dims(s0, sizeof s0, first->rank, first->shape));
     }
   }
+  ndx_coalesce_checked(n, in, out);
+  return NDX_OK;
+}
+
+void ndx_coalesce_checked(int n, const ndx_layout *in, ndx_layout *out) {
+  const ndx_layout *first = &in[0];
   /* The plan, built from the inner axes outward. */
   int64_t extent[NDX_MAX_RANK];
   int inner[NDX_MAX_RANK], rank = 0, outer_of_last = -1;
@@ -69,5 +75,4 @@ ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out) {
     r->rank = rank;
     r->flags = 0;
   }
-  return NDX_OK;
 }

@@ -11,11 +11,10 @@
 
 /* The coalesced form of `l`. A layout that no ndx_ call makes (NULL
  * included) walks as empty, [0], rather than out of bounds; it is found
- * before ndx_coalesce, so that the message is left as it was. */
+ * here, checked once, so that the message is left as it was. */
 static ndx_layout coalesced(const ndx_layout *l) {
-  ndx_layout c;
-  if (!l || ndx_layout_flaw(l, NULL, 0) || ndx_coalesce(1, l, &c) != NDX_OK)
-    c = (ndx_layout){.rank = 1};
+  ndx_layout c = {.rank = 1};
+  if (l && !ndx_layout_flaw(l, NULL, 0)) ndx_coalesce_checked(1, l, &c);
   return c;
 }
 

@@ -39,6 +39,10 @@ ndx_status ndx_check_layout(const char *call, const char *name, const ndx_layout
 
 /* ndx_check_layout for entry k of an array argument, named by `name_fmt` with k (e.g.
  * "in[%d]"); the name is formatted only on failure, so the check stays O(rank). */
+/* ndx_coalesce's merge, on arguments it has checked: n in [1, NDX_COALESCE_MAX], every
+ * layout passing ndx_check_layout, all of one shape. Cannot fail; O(n * rank). */
+void ndx_coalesce_checked(int n, const ndx_layout *in, ndx_layout *out);
+
 ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k, const ndx_layout *l);
 
 /* True iff `l` is not what ndx_make could have written: a rank outside [0, NDX_MAX_RANK], an
