@@ -57,7 +57,7 @@ extern const size_t ndx_bench_cl_source_size;
 #define BENCH_PYTHON "/usr/bin/python3"
 
 #define MIB (INT64_C(1) << 20)
-#define FULL_TENSOR_BYTES (64 * MIB) /* per tensor, as issue 4 asks */
+#define FULL_TENSOR_BYTES (64 * MIB) /* per tensor: the size the targets are set for */
 #define QUICK_TENSOR_BYTES (4 * MIB)
 #define CHECK_ALL_BELOW (INT64_C(1) << 22) /* elements: check all of them */
 #define CHECK_SAMPLES (1 << 20)            /* else this many random ones, and the ends */
@@ -66,7 +66,7 @@ extern const size_t ndx_bench_cl_source_size;
 #define SLOW_S 0.25     /* an operation this slow is timed one per repetition */
 #define VERY_SLOW_S 1.5 /* and this slow, once after the check run */
 
-/* ---- Targets (issue 4, ratios to the ceiling on this 2-core machine) ------- */
+/* ---- Targets (ratios to the ceiling on this 2-core machine) ----------------- */
 
 typedef struct target {
   const char *group;

@@ -13,10 +13,16 @@ typedef struct section {
 } section;
 
 /* A new section (the OpenCL one in bench_cl.c) adds one row here, declares its
- * function in bench.h and its file in bench/meson.build. */
+ * function in bench.h and its file in bench/meson.build. A section this build
+ * lacks has no function: asked for, it is refused; by default, passed over. */
 static const section sections[] = {
     {"--host", "layout calls, moves, coalescing and ndx_iter on the host", bench_host},
+#ifdef NDX_BENCH_HAVE_OPENCL
     {"--cl", "ndx_cl_copy against the device's copy bandwidth and peers (OpenCL)", bench_cl},
+#else
+    {"--cl", "ndx_cl_copy against the device's copy bandwidth (not in this build: no OpenCL)",
+     NULL},
+#endif
 };
 #define NSECTIONS (int)(sizeof sections / sizeof sections[0])
 
@@ -66,6 +72,10 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 2;
       }
+      if (!sections[k].run) {
+        fprintf(stderr, "ndx-bench: %s is not in this build (ndx was built without OpenCL)\n", a);
+        return 2;
+      }
       want[k] = any = true;
     }
   }
@@ -74,7 +84,7 @@ int main(int argc, char **argv) {
 
   int status = 0;
   for (int k = 0; k < NSECTIONS; k++) {
-    if (any && !want[k]) continue;
+    if ((any && !want[k]) || !sections[k].run) continue;
     int s = sections[k].run(&opts);
     if (s && !status) status = s;
     fflush(stdout);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <ndx/ndx.h>
+#include <ndx/ndx_cl.h>
 
 #define EXAMPLE_SKIP 77
 

@@ -1,8 +1,10 @@
-/* test_dlpack.c: layouts to and from DLPack's DLTensor (ndx_dlpack.h,
- * REFERENCE.md section 6). Each test states one rule; positions are checked
- * by brute force against DLPack's own address rule (byte address = data +
- * byte_offset + sum(i*stride)*bits/8, in bits for sub-byte types), computed
- * here from the DLTensor's fields and independent of the code under test. */
+/* test_dlpack.c: layouts to and from DLPack's DLTensor (ndx_dlpack.h). Each
+ * test states one rule; positions are checked by brute force against DLPack's
+ * own address rule (byte address = data + byte_offset + sum(i*stride)*bits/8,
+ * in bits for sub-byte types), computed here from the DLTensor's fields and
+ * independent of the code under test. An imported layout's positions count
+ * from byte data + base_shift, so its address of index i is
+ * data + base_shift + position(i)*bits/8. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -43,10 +45,11 @@ static int64_t dl_bit_address(const DLTensor *t, const int64_t *index, int width
   return (int64_t)t->byte_offset * 8 + sum * width;
 }
 
-/* Every index of `t`: the imported layout's position is DLPack's element
- * address, compared as byte addresses from `data` for whole-byte widths and as
- * bit addresses for sub-byte ones. */
-static void expect_same_addresses(const DLTensor *t, const ndx_layout *l, int width,
+/* Every index of `t`: the imported layout's position, counted from byte
+ * data + shift, is DLPack's element address, compared as bit addresses from
+ * `data` (exact at every width) and, for whole-byte widths, as the byte
+ * addresses a pointer device would compute. */
+static void expect_same_addresses(const DLTensor *t, const ndx_layout *l, int width, int64_t shift,
                                   const char *what) {
   cr_assert_eq(l->rank, t->ndim, "%s: rank", what);
   int64_t n = 1, index[NDX_MAX_RANK];
@@ -58,30 +61,83 @@ static void expect_same_addresses(const DLTensor *t, const ndx_layout *l, int wi
   for (int64_t k = 0; k < n; k++) {
     oracle_unravel(t->ndim, t->shape, k, index);
     int64_t dl = dl_bit_address(t, index, width), pos = oracle_position(l, index);
+    cr_assert_geq(pos, 0, "%s: element %lld at position %lld", what, (long long)k, (long long)pos);
+    cr_assert_eq(dl, shift * 8 + pos * width, "%s: element %lld, bit address (shift %lld)", what,
+                 (long long)k, (long long)shift);
     if (width >= 8)
-      cr_assert_eq(data + (uintptr_t)(dl / 8), data + (uintptr_t)(pos * (width / 8)),
+      cr_assert_eq(data + (uintptr_t)(dl / 8),
+                   data + (uintptr_t)shift + (uintptr_t)(pos * (width / 8)),
                    "%s: element %lld, byte address", what, (long long)k);
-    else
-      cr_assert_eq(dl, pos * width, "%s: element %lld, bit address", what, (long long)k);
   }
 }
 
-/* A failing import: the status, *out and *bits untouched, a message that
- * names the call and contains `names` (the value or field). */
-static void expect_import_fails(ndx_status want, const DLTensor *t, const char *names,
-                                const char *what) {
+/* The shift the rule asks for, by brute force over every index: the largest
+ * whole number of bytes <= 0 at or below every element's first bit
+ * (floor(lowest bit / 8)), or 0 when no element starts below `data`. */
+static int64_t brute_force_shift(const DLTensor *t, int width) {
+  int64_t n = 1, index[NDX_MAX_RANK], lowest = 0;
+  for (int a = 0; a < t->ndim; a++) n *= t->shape[a];
+  for (int64_t k = 0; k < n; k++) {
+    oracle_unravel(t->ndim, t->shape, k, index);
+    int64_t b = dl_bit_address(t, index, width);
+    if (b < lowest) lowest = b;
+  }
+  return lowest >= 0 ? 0 : -((-lowest + 7) / 8);
+}
+
+/* One failing import, with a base_shift or with NULL: the status, *out, *bits
+ * and *base_shift untouched, a message that names the call and contains
+ * `names` (the value or field). */
+static void expect_import_fails_once(ndx_status want, const DLTensor *t, const char *names,
+                                     const char *what, bool with_shift) {
   ndx_layout out, before;
   memset(&out, 0xA5, sizeof out);
   before = out;
   int bits = -77;
-  ndx_status s = ndx_dlpack_import(&out, &bits, t);
-  cr_assert_eq(s, want, "%s: want %s, got %s (%s)", what, ndx_status_name(want), ndx_status_name(s),
+  int64_t shift = 12345;
+  ndx_status s = ndx_dlpack_import(&out, &bits, with_shift ? &shift : NULL, t);
+  cr_assert_eq(s, want, "%s (base_shift %s): want %s, got %s (%s)", what,
+               with_shift ? "given" : "NULL", ndx_status_name(want), ndx_status_name(s),
                ndx_last_error());
   cr_assert_eq(memcmp(&out, &before, sizeof out), 0, "%s: out written on failure", what);
   cr_assert_eq(bits, -77, "%s: bits written on failure", what);
+  cr_assert_eq(shift, 12345, "%s: base_shift written on failure", what);
   const char *msg = ndx_last_error();
   cr_assert(strstr(msg, "ndx_dlpack_import:"), "%s: message names the call: %s", what, msg);
   cr_assert(strstr(msg, names), "%s: message names '%s': %s", what, names, msg);
+}
+
+/* A failing import, made with a base_shift and again without: a refusal that
+ * does not depend on the shift must not depend on being able to report one. */
+static void expect_import_fails(ndx_status want, const DLTensor *t, const char *names,
+                                const char *what) {
+  expect_import_fails_once(want, t, names, what, true);
+  expect_import_fails_once(want, t, names, what, false);
+}
+
+/* A failing import with a base_shift only (the tensors that a shift would
+ * otherwise make importable): outputs untouched, `names` in the message. */
+static void expect_shifted_import_fails(ndx_status want, const DLTensor *t, const char *names,
+                                        const char *what) {
+  expect_import_fails_once(want, t, names, what, true);
+}
+
+/* A tensor reaching below `data`, imported with a NULL base_shift: NDX_ERANGE
+ * saying so, outputs untouched. */
+static void expect_needs_shift(const DLTensor *t, const char *what) {
+  ndx_layout out, before;
+  memset(&out, 0x3C, sizeof out);
+  before = out;
+  int bits = -77;
+  ndx_status s = ndx_dlpack_import(&out, &bits, NULL, t);
+  cr_assert_eq(s, NDX_ERANGE, "%s: NULL base_shift: want NDX_ERANGE, got %s", what,
+               ndx_status_name(s));
+  cr_assert(memcmp(&out, &before, sizeof out) == 0 && bits == -77, "%s: outputs written on failure",
+            what);
+  const char *msg = ndx_last_error();
+  cr_assert(strstr(msg, "ndx_dlpack_import: t->byte_offset ") &&
+                strstr(msg, "below t->data, and base_shift is NULL"),
+            "%s: %s", what, msg);
 }
 
 /* A failing export: the status, *t and its arrays untouched, a message that
@@ -108,12 +164,27 @@ static void expect_export_fails(ndx_status want, DLTensor *t, const ndx_layout *
   cr_assert(strstr(msg, names), "%s: message names '%s': %s", what, names, msg);
 }
 
-static ndx_layout import_ok(const DLTensor *t, int *bits, const char *what) {
+/* An accepted import with its shift into *shift, checked canonical. */
+static ndx_layout import_shifted(const DLTensor *t, int *bits, int64_t *shift, const char *what) {
   ndx_layout l;
-  ndx_status s = ndx_dlpack_import(&l, bits, t);
+  ndx_status s = ndx_dlpack_import(&l, bits, shift, t);
   cr_assert_eq(s, NDX_OK, "%s: import refused: %s (%s)", what, ndx_status_name(s),
                ndx_last_error());
   cr_assert_null(oracle_not_canonical(&l), "%s: not canonical", what);
+  return l;
+}
+
+/* An accepted import of a tensor that reaches nothing below `data`: shift 0,
+ * and the same result when the caller passes no base_shift. */
+static ndx_layout import_ok(const DLTensor *t, int *bits, const char *what) {
+  int64_t shift = 777;
+  ndx_layout l = import_shifted(t, bits, &shift, what);
+  cr_assert_eq(shift, 0, "%s: nothing below data, yet shift %lld", what, (long long)shift);
+  ndx_layout l2;
+  int bits2;
+  cr_assert_eq(ndx_dlpack_import(&l2, &bits2, NULL, t), NDX_OK, "%s: NULL base_shift: %s", what,
+               ndx_last_error());
+  cr_assert(ndx_equal(&l, &l2) && bits2 == *bits, "%s: NULL base_shift changes the result", what);
   return l;
 }
 
@@ -233,7 +304,7 @@ static void round_trip(tensor_case *c, dtype_case d, uint16_t lanes) {
   int width = -1;
   ndx_layout l = import_ok(&t, &width, what);
   cr_assert_eq(width, d.bits * lanes, "%s: one element is bits * lanes wide", what);
-  expect_same_addresses(&t, &l, width, what);
+  expect_same_addresses(&t, &l, width, 0, what);
 
   int64_t shape[NDX_MAX_RANK + 1] = {0}, strides[NDX_MAX_RANK + 1] = {0};
   for (int a = 0; a <= NDX_MAX_RANK; a++) shape[a] = strides[a] = -12345;
@@ -409,13 +480,11 @@ Test(dlpack, export_then_import_is_the_identity_on_random_layouts) {
     cr_assert_eq(ndx_dlpack_export(&t, &l, bits), NDX_OK, "%s, %d bits: %s", what, bits,
                  ndx_last_error());
     cr_assert_eq(t.dtype.bits * t.dtype.lanes, bits, "%s: width", what);
-    ndx_layout back;
     int bits_back;
-    cr_assert_eq(ndx_dlpack_import(&back, &bits_back, &t), NDX_OK, "%s: %s", what,
-                 ndx_last_error());
+    ndx_layout back = import_ok(&t, &bits_back, what);
     cr_assert(ndx_equal(&back, &l), "%s, %d bits: import(export(l)) != l", what, bits);
     cr_assert_eq(bits_back, bits);
-    expect_same_addresses(&t, &l, bits, what);
+    expect_same_addresses(&t, &l, bits, 0, what);
     exported++;
   }
   cr_assert_gt(exported, 2000);
@@ -456,8 +525,7 @@ Test(dlpack, export_keeps_code_data_device_and_splits_lanes_by_the_callers_rule)
     cr_assert_eq(t.dtype.bits, cases[k].bits_out, "case %zu: bits %u", k, t.dtype.bits);
     cr_assert_eq(t.dtype.lanes, cases[k].lanes_out, "case %zu: lanes %u", k, t.dtype.lanes);
     int back;
-    ndx_layout l2;
-    cr_assert_eq(ndx_dlpack_import(&l2, &back, &t), NDX_OK, "%s", ndx_last_error());
+    import_ok(&t, &back, "export's dtype");
     cr_assert_eq(back, cases[k].bits);
   }
 }
@@ -471,6 +539,313 @@ Test(dlpack, export_fills_strides_of_a_contiguous_layout) {
   cr_assert(strides[0] == 5 && strides[1] == 0 && strides[2] == 1);
 }
 
+/* ---- Views reaching below data: the base shift ------------------------ */
+
+/* What NumPy's __dlpack__ hands out for a view: `data` at element [0,...,0],
+ * byte_offset 0, strides in elements. */
+static DLTensor numpy_view(int ndim, int64_t *shape, int64_t *strides, uint8_t bits) {
+  return tensor(ndim, shape, strides, 0, kDLFloat, bits, 1);
+}
+
+/* Imports `t`, checks the shift against the brute-force rule and every
+ * element address, and returns the layout. */
+static ndx_layout import_checked(const DLTensor *t, int64_t *shift, const char *what) {
+  int bits;
+  ndx_layout l = import_shifted(t, &bits, shift, what);
+  cr_assert_eq(bits, t->dtype.bits * t->dtype.lanes, "%s: width", what);
+  cr_assert_eq(*shift, brute_force_shift(t, bits), "%s: shift %lld, brute force %lld", what,
+               (long long)*shift, (long long)brute_force_shift(t, bits));
+  expect_same_addresses(t, &l, bits, *shift, what);
+  return l;
+}
+
+Test(dlpack_shift, a_numpy_flip_of_a_vector) {
+  /* a[::-1] of 6 float64: data at a[5], strides [-1], byte_offset 0; element
+   * 5 of the view is a[0], 40 bytes below data. */
+  int64_t shape[] = {6}, strides[] = {-1};
+  DLTensor t = numpy_view(1, shape, strides, 64);
+  int64_t shift;
+  ndx_layout l = import_checked(&t, &shift, "a[::-1]");
+  cr_assert_eq(shift, -40);
+  expect_layout(&l, 1, shape, strides, 5, "a[::-1]");
+  /* ndx's own flip of the compact vector: the same positions from a[0] */
+  ndx_layout a = contiguous(1, shape), f;
+  cr_assert_eq(ndx_flip(&f, &a, 0), NDX_OK);
+  cr_assert(ndx_equal(&l, &f), "import(a[::-1]) == ndx_flip(a)");
+  expect_needs_shift(&t, "a[::-1]");
+}
+
+Test(dlpack_shift, numpy_flips_on_each_axis_and_both) {
+  /* np.flip of a [3,4] float32 array on axis 0, axis 1 and both: the import
+   * is ndx_flip of the compact layout, counted from a[0,0]. */
+  int64_t shape[] = {3, 4};
+  ndx_layout a = contiguous(2, shape);
+  struct {
+    const char *name;
+    int64_t strides[2], shift;
+    int axes; /* bit k: axis k flipped */
+  } cases[] = {
+      {"np.flip(a, 0)", {-4, 1}, -32, 1},
+      {"np.flip(a, 1)", {4, -1}, -12, 2},
+      {"np.flip(a)", {-4, -1}, -44, 3},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    DLTensor t = numpy_view(2, shape, cases[k].strides, 32);
+    int64_t shift;
+    ndx_layout l = import_checked(&t, &shift, cases[k].name);
+    cr_assert_eq(shift, cases[k].shift, "%s: shift %lld", cases[k].name, (long long)shift);
+    ndx_layout f = a;
+    for (int axis = 0; axis < 2; axis++)
+      if (cases[k].axes & (1 << axis)) cr_assert_eq(ndx_flip(&f, &f, axis), NDX_OK);
+    cr_assert(ndx_equal(&l, &f), "%s: the flip ndx makes", cases[k].name);
+  }
+}
+
+Test(dlpack_shift, negative_step_slices) {
+  /* a[::-2], a[5:0:-2], a[-2::-3] of 9 int16 and a[::-1, ::2] of [4,6]: data
+   * at the view's first element, which is not the last in memory in all. */
+  struct {
+    const char *name;
+    int ndim;
+    int64_t shape[2], strides[2], shift, offset;
+  } cases[] = {
+      {"a[::-2] (data at a[8])", 1, {5}, {-2}, -16, 8},
+      {"a[5:0:-2] (data at a[5])", 1, {3}, {-2}, -8, 4},
+      {"a[-2::-3] (data at a[7])", 1, {3}, {-3}, -12, 6},
+      {"b[::-1, ::2] (data at b[3,0])", 2, {4, 3}, {-6, 2}, -36, 18},
+      {"b[::-2, ::-3] (data at b[3,5])", 2, {2, 2}, {-12, -3}, -30, 15},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    DLTensor t = numpy_view(cases[k].ndim, cases[k].shape, cases[k].strides, 16);
+    int64_t shift;
+    ndx_layout l = import_checked(&t, &shift, cases[k].name);
+    cr_assert_eq(shift, cases[k].shift, "%s: shift %lld", cases[k].name, (long long)shift);
+    cr_assert_eq(l.offset, cases[k].offset, "%s: offset %lld", cases[k].name, (long long)l.offset);
+  }
+}
+
+Test(dlpack_shift, transposes_with_negative_strides) {
+  /* a is [2,3,4] float32 in C order. a.transpose(2,0,1)[::-1] has strides
+   * [-1,12,4] with data at a[0,0,3]; a.T[:, ::-1, ::-1] has [1,-4,-12] with
+   * data at a[1,2,0]. Each is ndx's permute-and-flip of the compact layout. */
+  int64_t shape[] = {2, 3, 4};
+  ndx_layout a = contiguous(3, shape), v;
+  int64_t s1[] = {4, 2, 3}, st1[] = {-1, 12, 4};
+  DLTensor t = numpy_view(3, s1, st1, 32);
+  int64_t shift;
+  ndx_layout l = import_checked(&t, &shift, "a.transpose(2,0,1)[::-1]");
+  cr_assert_eq(shift, -12);
+  cr_assert_eq(ndx_permute(&v, &a, (int32_t[]){2, 0, 1}), NDX_OK);
+  cr_assert_eq(ndx_flip(&v, &v, 0), NDX_OK);
+  cr_assert(ndx_equal(&l, &v), "a.transpose(2,0,1)[::-1]");
+
+  int64_t s2[] = {4, 3, 2}, st2[] = {1, -4, -12};
+  t = numpy_view(3, s2, st2, 32);
+  l = import_checked(&t, &shift, "a.T[:, ::-1, ::-1]");
+  cr_assert_eq(shift, -80, "a[1,2,0] is element 20");
+  cr_assert_eq(ndx_permute(&v, &a, (int32_t[]){2, 1, 0}), NDX_OK);
+  cr_assert_eq(ndx_flip(&v, &v, 1), NDX_OK);
+  cr_assert_eq(ndx_flip(&v, &v, 2), NDX_OK);
+  cr_assert(ndx_equal(&l, &v), "a.T[:, ::-1, ::-1]");
+}
+
+Test(dlpack_shift, byte_offset_that_covers_part_or_all_of_the_reach) {
+  /* a flip of 6 float32 reaching 5 elements back: from byte_offset 8 (2
+   * elements) 3 remain below data, 12 bytes; from byte_offset 20 or more none
+   * does and the layout is the one it always was (offset = byte_offset / 4). */
+  int64_t shape[] = {6}, strides[] = {-1};
+  struct {
+    uint64_t byte_offset;
+    int64_t shift, offset;
+  } cases[] = {{0, -20, 5}, {4, -16, 5}, {8, -12, 5}, {16, -4, 5}, {20, 0, 5}, {24, 0, 6}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    DLTensor t = tensor(1, shape, strides, cases[k].byte_offset, kDLFloat, 32, 1);
+    char what[64];
+    snprintf(what, sizeof what, "flip from byte_offset %llu",
+             (unsigned long long)cases[k].byte_offset);
+    int64_t shift;
+    ndx_layout l = import_checked(&t, &shift, what);
+    cr_assert_eq(shift, cases[k].shift, "%s: shift %lld", what, (long long)shift);
+    cr_assert_eq(l.offset, cases[k].offset, "%s: offset %lld", what, (long long)l.offset);
+    if (cases[k].shift == 0) {
+      int bits;
+      import_ok(&t, &bits, what); /* NULL base_shift accepts it too, identically */
+    } else {
+      expect_needs_shift(&t, what);
+    }
+  }
+}
+
+Test(dlpack_shift, sub_byte_widths_shift_whole_bytes) {
+  /* The shift is whole bytes, so the lowest position may sit inside the base
+   * byte: literals for 4-, 2- and 1-bit flips, then the brute-force rule. */
+  struct {
+    uint8_t bits;
+    int64_t extent, stride;
+    uint64_t byte_offset;
+    int64_t shift, offset, lowest;
+  } cases[] = {
+      {4, 5, -1, 0, -2, 4, 0},   /* 4 nibbles below: 2 bytes */
+      {4, 4, -1, 0, -2, 4, 1},   /* 3 nibbles below: 2 bytes, lowest nibble 1 */
+      {4, 4, -1, 1, -1, 4, 1},   /* byte_offset 1 covers 2 of the 3 */
+      {2, 3, -3, 0, -2, 8, 2},   /* 6 crumbs below: 12 bits, 2 bytes */
+      {1, 12, -1, 1, -1, 16, 5}, /* 11 bits back from bit 8: bit -3 */
+      {1, 9, -1, 1, 0, 8, 0},    /* back to bit 0 exactly: no shift */
+      {1, 3, -5, 0, -2, 16, 6},  /* bit -10 */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    int64_t shape[] = {cases[k].extent}, strides[] = {cases[k].stride};
+    DLTensor t = tensor(1, shape, strides, cases[k].byte_offset, kDLUInt, cases[k].bits, 1);
+    char what[80];
+    snprintf(what, sizeof what, "%u-bit, extent %lld, stride %lld, byte_offset %llu", cases[k].bits,
+             (long long)cases[k].extent, (long long)cases[k].stride,
+             (unsigned long long)cases[k].byte_offset);
+    int64_t shift, lo, hi;
+    ndx_layout l = import_checked(&t, &shift, what);
+    cr_assert_eq(shift, cases[k].shift, "%s: shift %lld", what, (long long)shift);
+    cr_assert_eq(l.offset, cases[k].offset, "%s: offset %lld", what, (long long)l.offset);
+    ndx_span(&l, &lo, &hi);
+    cr_assert_eq(lo, cases[k].lowest, "%s: lowest position %lld", what, (long long)lo);
+    cr_assert_lt(lo, 8 / cases[k].bits, "%s: the lowest element is in the base byte", what);
+  }
+}
+
+/* Random DLTensors of small shapes, strides of both signs and byte_offsets
+ * from 0 up, at every width: the shift is the brute-force one, every address
+ * is DLPack's, the lowest position is 0 (in the base byte for sub-byte
+ * widths), and a NULL base_shift accepts exactly the tensors of shift 0. Then
+ * export on the new base gives a tensor with the same element addresses
+ * that imports with shift 0. */
+Test(dlpack_shift, random_tensors_against_brute_force) {
+  oracle_rng r = {77001};
+  static const int widths[] = {1, 2, 4, 8, 16, 32, 64, 128};
+  int shifted = 0, unshifted = 0, sub_byte_inside = 0;
+  for (int iter = 0; iter < 6000; iter++) {
+    int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK];
+    int rank = oracle_random_shape(&r, 5, 4, 12, shape);
+    for (int a = 0; a < rank; a++) strides[a] = oracle_between(&r, -9, 9);
+    int width = widths[iter % 8];
+    /* a byte_offset that is a whole number of elements */
+    int64_t elements = oracle_between(&r, 0, 3) == 0 ? 0 : oracle_between(&r, 0, 40);
+    uint64_t byte_offset = (uint64_t)(width >= 8 ? elements * (width / 8) : elements);
+    DLTensor t = tensor(rank, shape, oracle_between(&r, 0, 9) ? strides : NULL, byte_offset,
+                        kDLUInt, (uint8_t)width, 1);
+    char what[700];
+    ndx_layout raw = {.rank = rank};
+    for (int a = 0; a < rank; a++) raw.shape[a] = shape[a], raw.strides[a] = strides[a];
+    oracle_describe(what, sizeof what, &raw);
+    snprintf(what + strlen(what), sizeof what - strlen(what), " %s, byte_offset %llu, %d bits",
+             t.strides ? "" : "(NULL strides)", (unsigned long long)byte_offset, width);
+
+    int64_t shift;
+    ndx_layout l = import_checked(&t, &shift, what);
+    int64_t lo, hi;
+    ndx_span(&l, &lo, &hi);
+    if (oracle_numel(&l) > 0 && shift < 0) {
+      cr_assert_lt(lo, width >= 8 ? 1 : 8 / width, "%s: lowest position %lld", what, (long long)lo);
+      if (lo > 0) sub_byte_inside++;
+    }
+    ndx_layout plain, untouched;
+    memset(&plain, 0x77, sizeof plain);
+    untouched = plain;
+    int bits = -1;
+    ndx_status s = ndx_dlpack_import(&plain, &bits, NULL, &t);
+    if (shift == 0) {
+      cr_assert_eq(s, NDX_OK, "%s: shift 0, yet refused without base_shift: %s", what,
+                   ndx_last_error());
+      cr_assert(ndx_equal(&plain, &l), "%s: NULL base_shift gives another layout", what);
+      unshifted++;
+    } else {
+      cr_assert_eq(s, NDX_ERANGE, "%s: shift %lld, yet accepted without base_shift", what,
+                   (long long)shift);
+      cr_assert(memcmp(&plain, &untouched, sizeof plain) == 0 && bits == -1,
+                "%s: outputs written on failure", what);
+      cr_assert(strstr(ndx_last_error(), "below t->data"), "%s: %s", what, ndx_last_error());
+      shifted++;
+    }
+
+    /* export on the new base: byte_offset from data + shift */
+    int64_t eshape[NDX_MAX_RANK], estrides[NDX_MAX_RANK];
+    DLTensor e = tensor(-1, eshape, estrides, 0, kDLUInt, 0, 1);
+    e.data = (char *)t.data + shift;
+    cr_assert_eq(ndx_dlpack_export(&e, &l, width), NDX_OK, "%s: export: %s", what,
+                 ndx_last_error());
+    int64_t index[NDX_MAX_RANK];
+    for (int64_t k = 0; k < oracle_numel(&l); k++) {
+      oracle_unravel(rank, shape, k, index);
+      cr_assert_eq((intptr_t)e.data * 8 + dl_bit_address(&e, index, width),
+                   (intptr_t)t.data * 8 + dl_bit_address(&t, index, width),
+                   "%s: element %lld moved in the round trip", what, (long long)k);
+    }
+    int bits2;
+    ndx_layout back = import_ok(&e, &bits2, what);
+    cr_assert(ndx_equal(&back, &l), "%s: import(export(l)) != l", what);
+  }
+  cr_assert_gt(shifted, 1000, "a fair share needs a shift (%d)", shifted);
+  cr_assert_gt(unshifted, 1000, "a fair share needs none (%d)", unshifted);
+  cr_assert_gt(sub_byte_inside, 50, "sub-byte bases inside a byte (%d)", sub_byte_inside);
+}
+
+Test(dlpack_shift, rank_32_with_every_axis_reversed) {
+  int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK], step = 1;
+  for (int a = NDX_MAX_RANK - 1; a >= 0; a--) {
+    shape[a] = a % 8 == 0 ? 2 : 1;
+    strides[a] = -step;
+    step *= shape[a];
+  }
+  DLTensor t = numpy_view(NDX_MAX_RANK, shape, strides, 16);
+  int64_t shift;
+  ndx_layout l = import_checked(&t, &shift, "rank 32, all reversed");
+  cr_assert_eq(shift, -(step - 1) * 2, "15 float16 elements below data");
+  cr_assert_eq(l.offset, step - 1);
+}
+
+Test(dlpack_shift, limits_after_the_shift) {
+  int64_t one[] = {2}, s1[] = {-(P53 - 1)};
+  /* the longest reach back: 2^53 - 1 bytes below data, positions 0 and 2^53-1 */
+  DLTensor t = tensor(1, one, s1, 0, kDLUInt, 8, 1);
+  int bits;
+  int64_t shift;
+  ndx_layout l = import_shifted(&t, &bits, &shift, "2^53 - 1 below");
+  cr_assert_eq(shift, -(P53 - 1));
+  cr_assert_eq(l.offset, P53 - 1);
+  /* one more is 2^53 elements below data */
+  int64_t three[] = {3}, s3[] = {-(P53 / 2)};
+  t = tensor(1, three, s3, 0, kDLUInt, 8, 1);
+  expect_shifted_import_fails(NDX_ERANGE, &t, "2^53 or more elements below t->data", "2^53 below");
+  /* the reach back overflows int64 before any check could count it */
+  int64_t cube[] = {2, 2, 2},
+          big[] = {-(INT64_C(1) << 62), -(INT64_C(1) << 62), -(INT64_C(1) << 62)};
+  t = tensor(3, cube, big, 0, kDLUInt, 8, 1);
+  expect_shifted_import_fails(NDX_ERANGE, &t, "below INT64_MIN", "3 * 2^62 below");
+  /* below and above together: positions [0, 2^53] from the base */
+  int64_t two[] = {2, 2}, s2[] = {-(P53 / 2), P53 / 2};
+  t = tensor(2, two, s2, 0, kDLUInt, 8, 1);
+  expect_shifted_import_fails(NDX_ERANGE, &t, "counted from base_shift -4503599627370496 bytes",
+                              "span of 2^53 + 1 after the shift");
+  s2[1] = P53 / 2 - 1;
+  l = import_shifted(&t, &bits, &shift, "span of 2^53 after the shift");
+  cr_assert_eq(shift, -(P53 / 2));
+  /* sub-byte: rounding down to a whole byte moves the end past 2^53 - 1 */
+  int64_t s1b[] = {-(P53 - 1)};
+  t = tensor(1, one, s1b, 0, kDLUInt, 1, 1);
+  expect_shifted_import_fails(NDX_ERANGE, &t, "counted from base_shift -1125899906842624 bytes",
+                              "1-bit, rounded to a whole byte");
+  s1b[0] = -(P53 - 8);
+  l = import_shifted(&t, &bits, &shift, "1-bit, 2^53 - 8 bits below");
+  cr_assert_eq(shift, -(P53 / 8 - 1));
+  cr_assert_eq(l.offset, P53 - 8);
+  expect_needs_shift(&t, "1-bit, 2^53 - 8 bits below");
+}
+
+Test(dlpack_shift, an_empty_view_needs_no_shift) {
+  int64_t shape[] = {3, 0}, strides[] = {-5, -1};
+  DLTensor t = numpy_view(2, shape, strides, 32);
+  int bits;
+  ndx_layout l = import_ok(&t, &bits, "empty flip");
+  expect_layout(&l, 2, shape, (int64_t[]){0, 0}, 0, "empty flip");
+}
+
 /* ---- Hostile DLTensors ---------------------------------------------------- */
 
 Test(dlpack_hostile, null_arguments) {
@@ -478,11 +853,14 @@ Test(dlpack_hostile, null_arguments) {
   DLTensor t = tensor(1, shape, NULL, 0, kDLFloat, 32, 1);
   expect_import_fails(NDX_EINVAL, NULL, "t is NULL", "NULL t");
   ndx_layout l;
-  int bits;
-  cr_assert_eq(ndx_dlpack_import(NULL, &bits, &t), NDX_EINVAL);
+  int bits = -77;
+  int64_t shift = 12345;
+  cr_assert_eq(ndx_dlpack_import(NULL, &bits, &shift, &t), NDX_EINVAL);
   cr_assert(strstr(ndx_last_error(), "out is NULL"), "%s", ndx_last_error());
-  cr_assert_eq(ndx_dlpack_import(&l, NULL, &t), NDX_EINVAL);
+  cr_assert(bits == -77 && shift == 12345, "outputs untouched");
+  cr_assert_eq(ndx_dlpack_import(&l, NULL, &shift, &t), NDX_EINVAL);
   cr_assert(strstr(ndx_last_error(), "bits is NULL"), "%s", ndx_last_error());
+  cr_assert_eq(shift, 12345, "base_shift untouched");
   t.shape = NULL;
   expect_import_fails(NDX_EINVAL, &t, "t->shape is NULL at rank 1", "NULL shape, ndim 1");
 }
@@ -535,8 +913,23 @@ Test(dlpack_hostile, strides_at_the_int64_ends) {
   strides[0] = INT64_MAX;
   strides[1] = 1;
   expect_import_fails(NDX_ERANGE, &t, "axis 0", "(3 - 1) * INT64_MAX overflows");
+  /* a negative stride from byte_offset 0 reaches below data: refused without
+   * a base_shift, moved by one with it */
   strides[0] = -(INT64_C(1) << 40);
-  expect_import_fails(NDX_ERANGE, &t, "below 0", "a negative stride from byte_offset 0");
+  ndx_layout before, out;
+  memset(&out, 0x33, sizeof out);
+  before = out;
+  int width = -1;
+  cr_assert_eq(ndx_dlpack_import(&out, &width, NULL, &t), NDX_ERANGE);
+  cr_assert(strstr(ndx_last_error(), "reaches element position -2199023255552 of 32 bits, "
+                                     "below t->data, and base_shift is NULL"),
+            "%s", ndx_last_error());
+  cr_assert(memcmp(&out, &before, sizeof out) == 0 && width == -1, "outputs untouched");
+  int64_t shift;
+  out = import_shifted(&t, &width, &shift, "a negative stride from byte_offset 0");
+  cr_assert_eq(shift, -(INT64_C(1) << 43), "2^41 float32 elements below data");
+  expect_layout(&out, 2, shape, (int64_t[]){-(INT64_C(1) << 40), 1}, INT64_C(1) << 41,
+                "a negative stride from byte_offset 0");
   /* an extent-1 axis drops its stride, INT64_MIN included (the canonical form) */
   int64_t one[] = {1, 4}, odd[] = {INT64_MIN, 1};
   t = tensor(2, one, odd, 0, kDLFloat, 32, 1);

@@ -2,23 +2,32 @@
 # test_install.sh: the installed package works for a user outside the tree.
 #
 # Installs the build into a temporary root (meson install --destdir,
-# --no-rebuild: the build is already done), then, in a temporary folder
-# outside the source tree, as a user would:
-#   - checks the files a user needs are in place (headers, libndx shared and
-#     static, ndx.pc, the ndx tool, ndx-bench; libndx_cuda, ndx_cuda.pc and
-#     ndx-bench-cuda when the build has CUDA);
-#   - compiles every installed header on its own with `pkg-config --cflags`;
-#   - builds a consumer with `pkg-config --cflags --libs ndx`, shared (with an
-#     rpath) and static (`--static`, libndx.a), and runs both: an ndx_cl_copy
-#     on the default OpenCL device checked against the host, and an OpenCL C
-#     kernel that includes the installed ndx_device.h (clBuildProgram with
-#     -I<prefix>/include) checked against the host's positions;
-#   - builds examples/view_ops.c against the package as examples/README.md
-#     says, and runs the installed `ndx` tool;
-#   - with CUDA: a C consumer of ndx_cuda.pc (shared and static), and nvcc
-#     compiling a kernel that includes the installed ndx_device.h.
-# The package keeps /usr/local (or the build's prefix); pkg-config is pointed
-# at the temporary root with --define-variable=prefix=ROOT.
+# --no-rebuild: the build is already done). The root is not where the build
+# was configured to install (its prefix, /usr/local by default) and not on the
+# loader's path, so what works from there works from any prefix. Then, in a
+# temporary folder outside the source tree, as a user would:
+#   - the files: exactly the headers this build has, each library shared
+#     and/or static as default_library says, the .pc files, the CMake
+#     package, the programs; libndx links no OpenCL or CUDA library;
+#   - every installed program runs from there with no LD_LIBRARY_PATH
+#     (`ndx`, `ndx-bench --host`, `ndx-bench-cuda`): their run paths are
+#     relative to themselves;
+#   - every installed header compiles on its own with its library's
+#     `pkg-config --cflags`;
+#   - pkg-config consumers (tests/consumers/*.c): host.c on ndx.pc alone,
+#     with no OpenCL or CUDA header or library; cl.c on ndx_cl.pc (an
+#     ndx_cl_copy on the default OpenCL device and a kernel of its own on the
+#     installed ndx_device.h); cuda.c on ndx_cuda.pc; each shared (with an
+#     rpath) and static (`--static`, the .a files); examples/view_ops.c as
+#     examples/README.md says; nvcc on the installed ndx_device.h;
+#   - CMake: tests/consumers/cmake, find_package(ndx CONFIG) with
+#     CMAKE_PREFIX_PATH at the root, its programs built and run, and the
+#     components that are not there refused with ndx's message;
+#   - meson: tests/consumers/meson with the source tree as its subproject
+#     subprojects/ndx, built and its programs run.
+# pkg-config is pointed at the root with --define-variable=prefix=ROOT.
+# Skipped: only what the build lacks (OpenCL, CUDA, static or shared
+# libraries) and, for the OpenCL programs, a machine with no OpenCL device.
 #
 # Usage: test_install.sh BUILD_DIR SOURCE_DIR     Output: TAP.
 # pkg-config's output is a list of words: unquoted on purpose.
@@ -30,6 +39,8 @@ source=$(cd "$2" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ndx-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 CC=${CC:-cc}
+# Every program runs as a user's would: with the loader's default path only.
+unset LD_LIBRARY_PATH
 
 n=0
 failed=0
@@ -47,6 +58,22 @@ check() {
   shift
   if "$@" >"$tmp/log" 2>&1; then ok "$name"; else not_ok "$name" "$tmp/log"; fi
 }
+# run NAME COMMAND...: a program that needs an OpenCL device; its exit 77
+# says there is none (a skip).
+run() {
+  local name=$1 rc
+  shift
+  "$@" >"$tmp/log" 2>&1
+  rc=$?
+  if [ $rc -eq 0 ]; then ok "$name"; elif [ $rc -eq 77 ]; then skip "$name" "no OpenCL device";
+  else not_ok "$name (exit $rc)" "$tmp/log"; fi
+}
+# check_if yes|no REASON NAME COMMAND...: check, or (no) skip for REASON.
+check_if() {
+  local cond=$1 reason=$2
+  shift 2
+  if [ "$cond" = yes ]; then check "$@"; else skip "$1" "$reason"; fi
+}
 
 # ---- install -----------------------------------------------------------------
 if ! meson install -C "$build" --destdir "$tmp/dest" --no-rebuild >"$tmp/install.log" 2>&1; then
@@ -56,21 +83,37 @@ if ! meson install -C "$build" --destdir "$tmp/dest" --no-rebuild >"$tmp/install
 fi
 ok "meson install --destdir"
 
-# The build's directories, from its introspection.
-read -r prefix libdir bindir includedir < <(python3 - "$build" <<'EOF'
+# What the build has, from its introspection: its directories, the kind of
+# libraries and which runtimes it built (not what the root happens to hold).
+if ! python3 - "$build" >"$tmp/build.txt" 2>"$tmp/log" <<'EOF'; then
 import json, subprocess, sys
-opts = {o["name"]: o["value"] for o in json.loads(subprocess.check_output(
-    ["meson", "introspect", sys.argv[1], "--buildoptions"]))}
-print(opts["prefix"], opts["libdir"], opts["bindir"], opts["includedir"])
+def introspect(what):
+    return json.loads(subprocess.check_output(["meson", "introspect", sys.argv[1], what]))
+opts = {o["name"]: o["value"] for o in introspect("--buildoptions")}
+names = {t["name"] for t in introspect("--targets")}
+dlpack = any(d.endswith("/ndx/ndx_dlpack.h") for d in introspect("--installed").values())
+version = introspect("--projectinfo")["version"]
+yes = lambda b: "yes" if b else "no"
+print(opts["prefix"], opts["libdir"], opts["bindir"], opts["includedir"], opts["default_library"],
+      yes(opts["default_library"] in ("shared", "both")),
+      yes(opts["default_library"] in ("static", "both")),
+      yes("ndx_cl" in names), yes("ndx_cuda" in names), yes(dlpack), version)
 EOF
-)
+  not_ok "meson introspect $build" "$tmp/log"
+  echo "1..$n"
+  exit 1
+fi
+read -r prefix libdir bindir includedir default_library shared static cl cuda dlpack version <"$tmp/build.txt"
 root=$tmp/dest$prefix
 lib=$root/$libdir
 inc=$root/$includedir
+bin=$root/$bindir
 export PKG_CONFIG_PATH=$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 pc() { pkg-config --define-variable=prefix="$root" "$@"; }
-cuda=no
-[ -f "$lib/pkgconfig/ndx_cuda.pc" ] && cuda=yes
+no_cl="the build has no OpenCL (no libndx_cl)"
+no_cuda="the build has no CUDA (no libndx_cuda)"
+no_static="default_library=shared: no static libraries"
+no_shared="default_library=static: no shared libraries"
 
 # ---- files -------------------------------------------------------------------
 files_present() {
@@ -80,236 +123,235 @@ files_present() {
   done
   return $missing
 }
-check "headers installed: ndx.h, layout, iter, sym, pack, device, cl" files_present \
-  "$includedir/ndx/ndx.h" "$includedir/ndx/ndx_layout.h" "$includedir/ndx/ndx_iter.h" \
-  "$includedir/ndx/ndx_sym.h" "$includedir/ndx/ndx_pack.h" "$includedir/ndx/ndx_device.h" \
-  "$includedir/ndx/ndx_cl.h"
-check "libndx shared and static, ndx.pc" files_present \
-  "$libdir/libndx.so" "$libdir/libndx.a" "$libdir/pkgconfig/ndx.pc"
-check "ndx and ndx-bench in $bindir" files_present "$bindir/ndx" "$bindir/ndx-bench"
+# The library files of NAME this build installs: shared, static or both.
+lib_files() {
+  [ $shared = yes ] && echo "$libdir/lib$1.so"
+  [ $static = yes ] && echo "$libdir/lib$1.a"
+  echo "$libdir/pkgconfig/$1.pc"
+}
+# Exactly these headers: ndx_cl.h only with libndx_cl, ndx_cuda.h only with
+# libndx_cuda, ndx_dlpack.h only with DLPack.
+headers_exact() {
+  local want=(ndx.h ndx_api.h ndx_device.h ndx_iter.h ndx_layout.h ndx_pack.h ndx_sym.h
+              ndx_version.h)
+  [ $cl = yes ] && want+=(ndx_cl.h)
+  [ $cuda = yes ] && want+=(ndx_cuda.h)
+  [ $dlpack = yes ] && want+=(ndx_dlpack.h)
+  diff <(printf '%s\n' "${want[@]}" | sort) <(cd "$inc/ndx" && printf '%s\n' * | sort)
+}
+check "the installed headers are exactly this build's" headers_exact
+check "libndx (default_library=$default_library) and ndx.pc" files_present $(lib_files ndx)
+check_if $cl "$no_cl" "libndx_cl and ndx_cl.pc" files_present $(lib_files ndx_cl)
+check_if $cuda "$no_cuda" "libndx_cuda and ndx_cuda.pc" files_present $(lib_files ndx_cuda)
+check "CMake package in $libdir/cmake/ndx" files_present \
+  "$libdir/cmake/ndx/ndxConfig.cmake" "$libdir/cmake/ndx/ndxConfigVersion.cmake"
+progs=(ndx ndx-bench)
+[ $cuda = yes ] && progs+=(ndx-bench-cuda)
+check "programs in $bindir: ${progs[*]}" files_present "${progs[@]/#/$bindir/}"
+
+# libndx is the host library: no OpenCL or CUDA library is needed to link or
+# load it (readelf of the .so; of the .a, no OpenCL or CUDA symbol used).
+host_only_lib() {
+  local bad=0
+  if [ $shared = yes ]; then
+    readelf -d "$lib/libndx.so" | tee "$tmp/needed" | grep NEEDED
+    grep -Ei 'NEEDED.*(OpenCL|cuda|stdc\+\+)' "$tmp/needed" && bad=1
+  fi
+  if [ $static = yes ]; then
+    nm -u "$lib/libndx.a" | grep -E ' (cl[A-Z]|cuda)' && bad=1
+  fi
+  return $bad
+}
+check "libndx needs no OpenCL or CUDA library" host_only_lib
+# The CMake package is relocatable: no absolute path of the prefix in it.
+check "the CMake package names no absolute path of the prefix" bash -c \
+  "! grep -n -F '$prefix/' '$lib/cmake/ndx/ndxConfig.cmake' '$lib/cmake/ndx/ndxConfigVersion.cmake'"
+
+# ---- the installed programs, from the root, no LD_LIBRARY_PATH ----------------
+# ldd: every library resolves, the ndx ones to the root's (not to another
+# installation the loader might know).
+loads() {
+  local exe=$1 name path bad=0
+  ldd "$exe" | tee "$tmp/ldd"
+  ! grep -F 'not found' "$tmp/ldd" || return 1
+  while read -r name _ path _; do
+    case $name in
+      libndx.so.* | libndx_cl.so.* | libndx_cuda.so.*)
+        [ "$(dirname "$(realpath "$path")")" = "$(realpath "$lib")" ] ||
+          { echo "$name is not loaded from $lib"; bad=1; } ;;
+    esac
+  done <"$tmp/ldd"
+  return $bad
+}
+mkdir -p "$tmp/user" "$tmp/bench"
+cd "$tmp/user" || exit 1
+check "ndx loads its libraries from the root" loads "$bin/ndx"
+check "the installed ndx runs" bash -c \
+  "'$bin/ndx' move 'shape=[3,2] strides=[1,3]' transpose 0 1 reshape 6 |
+   grep -Fx 'shape=[6] strides=[1] offset=0'"
+check "ndx-bench loads its libraries from the root" loads "$bin/ndx-bench"
+check "the installed ndx-bench --host --quick --reps 1 runs" \
+  "$bin/ndx-bench" --host --quick --reps 1 --out "$tmp/bench"
 if [ $cuda = yes ]; then
-  check "libndx_cuda shared and static, ndx_cuda.h, ndx-bench-cuda" files_present \
-    "$libdir/libndx_cuda.so" "$libdir/libndx_cuda.a" "$includedir/ndx/ndx_cuda.h" \
-    "$bindir/ndx-bench-cuda"
+  check "ndx-bench-cuda loads its libraries from the root" loads "$bin/ndx-bench-cuda"
+  # No case matches --only: the runtime is asked for a device, nothing is
+  # timed; without a GPU it says so and exits 0.
+  bench_cuda() {
+    "$bin/ndx-bench-cuda" --quick --reps 1 --only no-such-case >"$tmp/bench-cuda.log" 2>&1
+    local rc=$?
+    cat "$tmp/bench-cuda.log"
+    [ $rc -eq 0 ] && grep -F 'bench_cuda:' "$tmp/bench-cuda.log"
+  }
+  check "the installed ndx-bench-cuda runs" bench_cuda
 else
-  skip "libndx_cuda installed" "the build has no CUDA"
+  skip "the installed ndx-bench-cuda runs" "$no_cuda"
 fi
 
-# Every installed header compiles on its own with the package's flags (and,
-# for ndx_cuda.h, ndx_cuda's; ndx_dlpack.h needs dlpack/dlpack.h too).
+# ---- headers -------------------------------------------------------------------
+# Every installed header compiles on its own with its library's flags:
+# ndx_cl.h with ndx_cl's, ndx_cuda.h with ndx_cuda's, the rest with ndx's
+# (ndx_dlpack.h also needs dlpack/dlpack.h, where the build found it).
 headers_compile() {
   local bad=0 h flags
   for h in "$inc"/ndx/*.h; do
     h=$(basename "$h")
-    flags=$(pc --cflags ndx)
-    [ "$h" = ndx_cuda.h ] && flags=$(pc --cflags ndx_cuda)
-    printf '#include <ndx/%s>\nint main(void) { return 0; }\n' "$h" >"$tmp/h.c"
-    "$CC" -std=c11 -Wall -Wextra -Werror $flags -c "$tmp/h.c" -o "$tmp/h.o" ||
+    case $h in
+      ndx_cl.h) flags=$(pc --cflags ndx_cl) ;;
+      ndx_cuda.h) flags=$(pc --cflags ndx_cuda) ;;
+      *) flags=$(pc --cflags ndx) ;;
+    esac
+    printf '#include <ndx/%s>\nint main(void) { return 0; }\n' "$h" >h.c
+    echo "$h: $flags"
+    "$CC" -std=c11 -Wall -Wextra -Werror $flags -c h.c -o h.o ||
       { echo "ndx/$h does not compile alone"; bad=1; }
   done
   return $bad
 }
-check "every installed header compiles alone with pkg-config --cflags" headers_compile
+check "every installed header compiles alone with its library's pkg-config --cflags" \
+  headers_compile
 
-# ---- a consumer -----------------------------------------------------------------
-mkdir -p "$tmp/user"
-cat >"$tmp/user/consumer.c" <<'EOF'
-/* A user's program: an ndx_cl_copy (a transpose) checked against the host,
- * and a kernel of its own on the installed ndx_device.h (argv[1]: the
- * include folder), checked against the host's positions. Exit 77: no
- * OpenCL device. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <ndx/ndx.h>
-
-#define FAIL(...) (fprintf(stderr, __VA_ARGS__), exit(1))
-
-static const char *kernel_text =
-    "#include \"ndx/ndx_device.h\"\n"
-    "__kernel void positions(__constant const ndx_pack_head *p, __global long *out) {\n"
-    "  long i = (long)get_global_id(0);\n"
-    "  if (i < p->numel) out[i] = NDX_W(ndx_position)(p, 1, (NDX_WORD)i);\n"
-    "}\n";
-
-int main(int argc, char **argv) {
-  if (argc != 2) FAIL("usage: consumer INCLUDE_DIR\n");
-  cl_platform_id platform;
-  cl_device_id device;
-  cl_uint np = 0, nd = 0;
-  if (clGetPlatformIDs(1, &platform, &np) != CL_SUCCESS || np == 0) return 77;
-  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &nd) != CL_SUCCESS || nd == 0)
-    return 77;
-  cl_int e;
-  cl_context ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &e);
-  cl_command_queue q = clCreateCommandQueue(ctx, device, 0, &e);
-  ndx_cl *cl;
-  if (ndx_cl_create(&cl, ctx, device) != NDX_OK) FAIL("ndx_cl_create: %s\n", ndx_last_error());
-
-  /* src: [5, 7] seen transposed; dst: C-order [7, 5]. */
-  enum { R = 5, C = 7 };
-  float a[R * C], t[R * C];
-  for (int i = 0; i < R * C; i++) a[i] = (float)i;
-  ndx_layout src, dst;
-  ndx_contiguous(&src, 2, (int64_t[]){R, C});
-  ndx_transpose(&src, &src, 0, 1);
-  ndx_contiguous(&dst, 2, (int64_t[]){C, R});
-  cl_mem ms = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof a, a, &e);
-  cl_mem md = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof t, NULL, &e);
-  if (ndx_cl_copy(cl, q, md, &dst, ms, &src, 32, 0, NULL, NULL) != NDX_OK)
-    FAIL("ndx_cl_copy: %s\n", ndx_last_error());
-  clEnqueueReadBuffer(q, md, CL_TRUE, 0, sizeof t, t, 0, NULL, NULL);
-  for (int i = 0; i < C; i++)
-    for (int j = 0; j < R; j++)
-      if (t[i * R + j] != a[j * C + i]) FAIL("copy: [%d][%d] = %g\n", i, j, t[i * R + j]);
-
-  /* The user's kernel: positions of src's indices from a pack of (dst, src). */
-  uint64_t pack[NDX_PACK_MAX_BYTES(2, NDX_MAX_RANK) / 8];
-  size_t used;
-  ndx_layout ops[2] = {dst, src};
-  if (ndx_pack(pack, sizeof pack, &used, 2, ops, 32) != NDX_OK)
-    FAIL("ndx_pack: %s\n", ndx_last_error());
-  char options[4096];
-  snprintf(options, sizeof options, "-I%s -DNDX_WIDE=%u", argv[1],
-           ((const ndx_pack_head *)pack)->wide);
-  cl_program prog = clCreateProgramWithSource(ctx, 1, &kernel_text, NULL, &e);
-  if (clBuildProgram(prog, 1, &device, options, NULL, NULL) != CL_SUCCESS) {
-    char log[8192] = "";
-    clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-    FAIL("kernel with %s does not build:\n%s\n", options, log);
-  }
-  cl_kernel k = clCreateKernel(prog, "positions", &e);
-  cl_mem mp = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, used, pack, &e);
-  cl_mem mo = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, R * C * sizeof(cl_long), NULL, &e);
-  clSetKernelArg(k, 0, sizeof mp, &mp);
-  clSetKernelArg(k, 1, sizeof mo, &mo);
-  size_t global = R * C;
-  if (clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL) != CL_SUCCESS)
-    FAIL("clEnqueueNDRangeKernel failed\n");
-  cl_long pos[R * C];
-  clEnqueueReadBuffer(q, mo, CL_TRUE, 0, sizeof pos, pos, 0, NULL, NULL);
-  for (int i = 0; i < C; i++) /* index (i, j) of src is element j*C + i */
-    for (int j = 0; j < R; j++)
-      if (pos[i * R + j] != j * C + i) FAIL("kernel: position of (%d, %d) = %ld\n", i, j,
-                                          (long)pos[i * R + j]);
-
-  clReleaseMemObject(mp);
-  clReleaseMemObject(mo);
-  clReleaseMemObject(ms);
-  clReleaseMemObject(md);
-  clReleaseKernel(k);
-  clReleaseProgram(prog);
-  ndx_cl_destroy(cl);
-  clReleaseCommandQueue(q);
-  clReleaseContext(ctx);
-  printf("ok\n");
-  return 0;
+# ---- pkg-config consumers ----------------------------------------------------------
+cflags=(-std=c11 -Wall -Wextra -Werror)
+consumers=$source/tests/consumers
+# static_libs PACKAGE: `pkg-config --static --libs`, with each ndx library
+# as its .a (a plain -lndx would take libndx.so where both are installed).
+# Twice: a match takes the blank that the next one would start with.
+static_libs() {
+  pc --static --libs "$1" | sed -E 's/(^| )-l(ndx|ndx_cl|ndx_cuda)( |$)/\1-l:lib\2.a\3/g;
+                                    s/(^| )-l(ndx|ndx_cl|ndx_cuda)( |$)/\1-l:lib\2.a\3/g'
 }
-EOF
-cd "$tmp/user" || exit 1
-
-# run NAME EXE ARGS...: 77 is a skip (no OpenCL device).
-run() {
-  local name=$1 rc
-  shift
-  "$@" >"$tmp/log" 2>&1
-  rc=$?
-  if [ $rc -eq 0 ]; then ok "$name"; elif [ $rc -eq 77 ]; then skip "$name" "no OpenCL device";
-  else not_ok "$name (exit $rc)" "$tmp/log"; fi
+# rpaths LIBS: an rpath for each -L folder (the CUDA toolkit's runtime).
+rpaths() { printf '%s\n' $1 | sed -n 's/^-L/-Wl,-rpath,/p'; }
+# links_ndx EXE shared|static NAME...: EXE needs libNAME.so of each NAME
+# (shared) or none of them (static).
+links_ndx() {
+  local exe=$1 kind=$2 name
+  shift 2
+  readelf -d "$exe" | grep NEEDED | tee "$tmp/needed"
+  for name in "$@"; do
+    if [ $kind = shared ]; then
+      grep -F "[lib$name.so" "$tmp/needed" >/dev/null || { echo "no lib$name.so"; return 1; }
+    else
+      ! grep -F "[lib$name.so" "$tmp/needed" || { echo "needs lib$name.so"; return 1; }
+    fi
+  done
 }
 
-shared_build() {
-  "$CC" -std=c11 -Wall -Wextra -Werror consumer.c -o consumer-shared $(pc --cflags ndx) \
-    $(pc --libs ndx) -Wl,-rpath,"$lib"
+# host.c on ndx.pc: compiles without OpenCL or CUDA headers (host.c checks
+# that none came in) and links none of their libraries.
+host_shared() {
+  "$CC" "${cflags[@]}" "$consumers/host.c" -o host-shared $(pc --cflags --libs ndx) \
+    -Wl,-rpath,"$(pc --variable=libdir ndx)" &&
+    links_ndx host-shared shared ndx && ! grep -Ei 'OpenCL|cuda' "$tmp/needed"
 }
-check "consumer builds with pkg-config --cflags --libs ndx (shared)" shared_build
-run "shared consumer: ndx_cl_copy and a kernel on the installed ndx_device.h" \
-  ./consumer-shared "$inc"
-check "shared consumer loads the installed libndx" \
-  bash -c "ldd ./consumer-shared | grep -F '$lib/libndx.so'"
-
-# --static: Libs.private and the requirements' libraries, with libndx.a (a
-# plain -lndx would pick libndx.so next to it).
-static_build() {
+host_static() {
   local libs
-  libs=$(pc --static --libs ndx) || return 1
-  libs=$(printf '%s\n' "$libs" | sed 's/\(^\| \)-lndx\( \|$\)/\1-l:libndx.a\2/')
-  echo "$CC consumer.c $libs"
-  "$CC" -std=c11 -Wall -Wextra -Werror consumer.c -o consumer-static $(pc --cflags ndx) $libs &&
-    ! readelf -d consumer-static | grep -F 'libndx.so'
+  libs=$(static_libs ndx) && echo "libs: $libs" &&
+    "$CC" "${cflags[@]}" "$consumers/host.c" -o host-static $(pc --cflags ndx) $libs &&
+    links_ndx host-static static ndx && ! grep -Ei 'OpenCL|cuda' "$tmp/needed"
 }
-check "consumer builds with pkg-config --static and libndx.a (no libndx.so needed)" static_build
-run "static consumer: ndx_cl_copy and a kernel on the installed ndx_device.h" \
-  ./consumer-static "$inc"
+if [ $shared = yes ]; then
+  check "host consumer builds with pkg-config ndx (shared), no OpenCL or CUDA" host_shared
+  check "host consumer runs (shared)" ./host-shared "$version"
+else
+  skip "host consumer with pkg-config ndx (shared)" "$no_shared"
+fi
+if [ $static = yes ]; then
+  check "host consumer builds with pkg-config --static ndx and libndx.a" host_static
+  check "host consumer runs (static)" ./host-static "$version"
+else
+  skip "host consumer with pkg-config --static ndx" "$no_static"
+fi
 
-# examples/README.md: an example against the installed package.
+# cl.c on ndx_cl.pc (Requires: ndx, OpenCL); argv[1] is the folder for its
+# kernel's -I, as the package says it.
+cl_shared() {
+  "$CC" "${cflags[@]}" "$consumers/cl.c" -o cl-shared $(pc --cflags --libs ndx_cl) \
+    -Wl,-rpath,"$(pc --variable=libdir ndx_cl)" && links_ndx cl-shared shared ndx_cl ndx
+}
+cl_static() {
+  local libs
+  libs=$(static_libs ndx_cl) && echo "libs: $libs" &&
+    "$CC" "${cflags[@]}" "$consumers/cl.c" -o cl-static $(pc --cflags ndx_cl) $libs &&
+    links_ndx cl-static static ndx_cl ndx
+}
 example_build() {
-  "$CC" -std=c11 -Wall -Wextra -Werror "$source/examples/view_ops.c" -o view_ops \
-    $(pc --cflags --libs ndx) -Wl,-rpath,"$lib"
+  "$CC" "${cflags[@]}" "$source/examples/view_ops.c" -o view_ops $(pc --cflags --libs ndx_cl) \
+    -Wl,-rpath,"$(pc --variable=libdir ndx_cl)"
 }
-check "examples/view_ops.c builds against the installed package" example_build
-run "examples/view_ops runs against the installed package" ./view_ops
+if [ $cl = yes ]; then
+  kernel_inc=$(pc --variable=includedir ndx)
+  if [ $shared = yes ]; then
+    check "cl consumer builds with pkg-config ndx_cl (shared)" cl_shared
+    run "cl consumer (shared): ndx_cl_copy and a kernel on the installed ndx_device.h" \
+      ./cl-shared "$kernel_inc"
+    check "examples/view_ops.c builds with pkg-config ndx_cl" example_build
+    run "examples/view_ops runs against the installed package" ./view_ops
+  else
+    skip "cl consumer with pkg-config ndx_cl (shared)" "$no_shared"
+  fi
+  if [ $static = yes ]; then
+    check "cl consumer builds with pkg-config --static ndx_cl and the .a files" cl_static
+    run "cl consumer (static): ndx_cl_copy and a kernel on the installed ndx_device.h" \
+      ./cl-static "$kernel_inc"
+  else
+    skip "cl consumer with pkg-config --static ndx_cl" "$no_static"
+  fi
+else
+  skip "cl consumer with pkg-config ndx_cl" "$no_cl"
+fi
 
-check "the installed ndx tool runs" bash -c \
-  "LD_LIBRARY_PATH='$lib' '$root/$bindir/ndx' move 'shape=[3,2] strides=[1,3]' transpose 0 1 \
-   reshape 6 | grep -Fx 'shape=[6] strides=[1] offset=0'"
-
-# ---- CUDA ----------------------------------------------------------------------
+# cuda.c on ndx_cuda.pc; the toolkit's -L folder as an rpath too (libcudart).
+# Static: nvcc's objects in libndx_cuda.a need the C++ runtime (Libs.private).
+cuda_shared() {
+  local libs
+  libs=$(pc --libs ndx_cuda) &&
+    "$CC" "${cflags[@]}" "$consumers/cuda.c" -o cuda-shared $(pc --cflags ndx_cuda) $libs \
+      -Wl,-rpath,"$(pc --variable=libdir ndx_cuda)" $(rpaths "$libs") &&
+    links_ndx cuda-shared shared ndx_cuda ndx
+}
+cuda_static() {
+  local libs
+  libs=$(static_libs ndx_cuda) && echo "libs: $libs" &&
+    "$CC" "${cflags[@]}" "$consumers/cuda.c" -o cuda-static $(pc --cflags ndx_cuda) $libs \
+      $(rpaths "$libs") &&
+    links_ndx cuda-static static ndx_cuda ndx
+}
 if [ $cuda = yes ]; then
-  cat >cuda_consumer.c <<'EOF'
-/* A user of ndx_cuda.pc: a plan needs no GPU (ndx_cuda.h). */
-#include <stdio.h>
-#include <string.h>
-#include <ndx/ndx_cuda.h>
-
-int main(void) {
-  ndx_layout src, dst;
-  ndx_contiguous(&src, 2, (int64_t[]){64, 48});
-  ndx_transpose(&src, &src, 0, 1);
-  ndx_contiguous(&dst, 2, (int64_t[]){48, 64});
-  ndx_cuda_plan *plan;
-  if (ndx_cuda_plan_create(&plan, &dst, &src, 32) != NDX_OK) {
-    fprintf(stderr, "ndx_cuda_plan_create: %s\n", ndx_last_error());
-    return 1;
-  }
-  const char *path = ndx_cuda_plan_path(plan);
-  int ok = strcmp(path, "transpose") == 0;
-  printf("path %s\n", path);
-  ndx_cuda_plan_destroy(plan);
-  int count = 0; /* the runtime links and answers, GPU or not */
-  cudaError_t e = cudaGetDeviceCount(&count);
-  printf("cudaGetDeviceCount: %s, %d\n", cudaGetErrorName(e), count);
-  return ok ? 0 : 1;
-}
-EOF
-  cuda_build() {
-    local libs
-    libs=$(pc --libs ndx_cuda) || return 1
-    # the toolkit's runtime at run time: its -L folder as an rpath too
-    "$CC" -std=c11 -Wall -Wextra -Werror cuda_consumer.c -o cuda_consumer $(pc --cflags ndx_cuda) \
-      $libs -Wl,-rpath,"$lib" $(printf '%s\n' "$libs" | tr ' ' '\n' | sed -n 's/^-L/-Wl,-rpath,/p')
-  }
-  check "a C consumer builds with pkg-config --cflags --libs ndx_cuda" cuda_build
-  check "the ndx_cuda consumer plans a transpose" ./cuda_consumer
-  # --static with libndx_cuda.a and libndx.a: nvcc's objects need the C++
-  # runtime (ndx_cuda.pc's Libs.private).
-  cuda_static_build() {
-    local libs
-    libs=$(pc --static --libs ndx_cuda) || return 1
-    libs=$(printf '%s\n' "$libs" | sed 's/\(^\| \)-lndx_cuda\( \|$\)/\1-l:libndx_cuda.a\2/;
-                                        s/\(^\| \)-lndx\( \|$\)/\1-l:libndx.a\2/')
-    echo "$CC cuda_consumer.c $libs"
-    "$CC" -std=c11 -Wall -Wextra -Werror cuda_consumer.c -o cuda_consumer_static \
-      $(pc --cflags ndx_cuda) $libs \
-      $(printf '%s\n' "$libs" | tr ' ' '\n' | sed -n 's/^-L/-Wl,-rpath,/p') &&
-      ! readelf -d cuda_consumer_static | grep -E 'libndx(_cuda)?\.so'
-  }
-  check "a C consumer builds with pkg-config --static and libndx_cuda.a" cuda_static_build
-  check "the static ndx_cuda consumer plans a transpose" ./cuda_consumer_static
-
-  nvcc=$(command -v nvcc || true)
-  if [ -n "$nvcc" ]; then
-    cat >kernel.cu <<'EOF'
+  if [ $shared = yes ]; then
+    check "cuda consumer builds with pkg-config ndx_cuda (shared)" cuda_shared
+    check "cuda consumer plans a transpose (shared)" ./cuda-shared
+  else
+    skip "cuda consumer with pkg-config ndx_cuda (shared)" "$no_shared"
+  fi
+  if [ $static = yes ]; then
+    check "cuda consumer builds with pkg-config --static ndx_cuda and the .a files" cuda_static
+    check "cuda consumer plans a transpose (static)" ./cuda-static
+  else
+    skip "cuda consumer with pkg-config --static ndx_cuda" "$no_static"
+  fi
+  # A kernel of the user's own on the installed ndx_device.h, both widths.
+  cat >kernel.cu <<'EOF'
 #define NDX_WIDE 0
 #include "ndx/ndx_device.h"
 #undef NDX_WIDE
@@ -321,13 +363,131 @@ __global__ void positions(const ndx_pack_head *p, long long *out) {
   if (i < p->numel) out[i] = p->wide ? ndx_position_w64(p, 1, i) : ndx_position_w32(p, 1, (int)i);
 }
 EOF
-    check "nvcc compiles a kernel on the installed ndx_device.h" \
-      "$nvcc" -std=c++17 -arch=sm_80 -I"$inc" -c kernel.cu -o kernel.o
-  else
-    skip "nvcc compiles a kernel on the installed ndx_device.h" "no nvcc"
-  fi
+  # The toolkit's nvcc whose include folder ndx_cuda.pc names (the build's).
+  nvcc=nvcc
+  for flag in $(pc --cflags-only-I ndx_cuda); do
+    [ -x "${flag#-I}/../bin/nvcc" ] && nvcc=$(cd "${flag#-I}/../bin" && pwd)/nvcc
+  done
+  check "nvcc compiles a kernel on the installed ndx_device.h" \
+    "$nvcc" -std=c++17 -arch=sm_80 -I"$inc" -c kernel.cu -o kernel.o
 else
-  skip "ndx_cuda consumer" "the build has no CUDA"
+  skip "cuda consumer with pkg-config ndx_cuda" "$no_cuda"
+fi
+
+# ---- CMake ---------------------------------------------------------------------
+# tests/consumers/cmake against an installed root: ndx_host always, ndx_cl
+# and ndx_cuda with their components, every target of the kind expected.
+# The shared libraries where they are installed; the static ones (the
+# config's fallback, with their own link dependencies) where they are
+# alone: a static build's root, or a copy of a `both` root without the
+# shared ones (a moved root too). Ninja when there is one (faster).
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+cmake_components=$([ $cl = yes ] && echo ' cl')$([ $cuda = yes ] && echo ' cuda')
+cmake_build() { # DIR ROOT SHARED|STATIC
+  cmake "${generator[@]}" -S "$consumers/cmake" -B "$1" -DCMAKE_PREFIX_PATH="$2" \
+    -DNDX_CONSUMER_VERSION="$version" -DNDX_CONSUMER_LIBRARY_TYPE="$3" \
+    -DNDX_CONSUMER_CL=$([ $cl = yes ] && echo ON || echo OFF) \
+    -DNDX_CONSUMER_CUDA=$([ $cuda = yes ] && echo ON || echo OFF) &&
+    cmake --build "$1"
+}
+cmake_host_links() { # DIR shared|static
+  links_ndx "$1/ndx_host" "$2" ndx && ! grep -Ei 'OpenCL|cuda' "$tmp/needed"
+}
+cmake_consumers() { # ROOT SHARED|STATIC
+  local where=$1 type=$2 kind dir=$tmp/cmake-$2
+  kind=$(tr '[:upper:]' '[:lower:]' <<<"$type")
+  check "CMake: find_package(ndx $version CONFIG REQUIRED${cmake_components:+ COMPONENTS$cmake_components}) builds the consumers ($kind)" \
+    cmake_build "$dir" "$where" "$type"
+  check "CMake: ndx_host runs (ndx::ndx, $kind)" "$dir/ndx_host" "$version"
+  check "CMake: ndx_host links libndx $kind and no OpenCL or CUDA" cmake_host_links "$dir" "$kind"
+  if [ $cl = yes ]; then
+    # No argument: the kernel's -I is ndx_INCLUDE_DIR, built in.
+    run "CMake: ndx_cl runs (ndx::cl, $kind), its kernel on ndx_INCLUDE_DIR" "$dir/ndx_cl"
+    check "CMake: ndx_cl links libndx_cl and libndx $kind" links_ndx "$dir/ndx_cl" "$kind" ndx_cl ndx
+  else
+    skip "CMake: ndx_cl (ndx::cl, $kind)" "$no_cl"
+  fi
+  if [ $cuda = yes ]; then
+    check "CMake: ndx_cuda plans a transpose (ndx::cuda, $kind)" "$dir/ndx_cuda"
+    check "CMake: ndx_cuda links libndx_cuda and libndx $kind" \
+      links_ndx "$dir/ndx_cuda" "$kind" ndx_cuda ndx
+  else
+    skip "CMake: ndx_cuda (ndx::cuda, $kind)" "$no_cuda"
+  fi
+}
+if [ $shared = yes ]; then
+  cmake_consumers "$root" SHARED
+else
+  skip "CMake: the consumers on the shared libraries" "$no_shared"
+fi
+if [ $static = yes ] && [ $shared = yes ]; then
+  cp -a "$root" "$tmp/static-root"
+  rm -f "$tmp/static-root/$libdir"/libndx*.so*
+  cmake_consumers "$tmp/static-root" STATIC
+  rm -rf "$tmp/static-root"
+elif [ $static = yes ]; then
+  cmake_consumers "$root" STATIC
+else
+  skip "CMake: the consumers on the static libraries" "$no_static"
+fi
+
+# A component that is not there is an error of find_package(... REQUIRED
+# COMPONENTS), with ndx's message: one that does not exist; one this build
+# lacks; one built but whose library is gone (from a copy of the root
+# without it, so the package is also used from a folder it was moved to).
+# The project enables no language (fast), so ndx_DIR names the package's
+# folder: CMake's search finds lib/<arch>/ only knowing the compiler's arch.
+cmake_refuses() { # ROOT COMPONENT MESSAGE
+  local where=$1 comp=$2 message=$3 dir=$tmp/cmake-refuse-$2
+  if cmake -S "$consumers/cmake/components" -B "$dir" -Dndx_DIR="$where/$libdir/cmake/ndx" \
+       -DNDX_COMPONENTS="$comp" >"$dir.log" 2>&1; then
+    echo "the configure succeeded:"
+    cat "$dir.log"
+    return 1
+  fi
+  cat "$dir.log"
+  # CMake wraps long messages: compare without the line breaks.
+  tr -s ' \n' ' ' <"$dir.log" | grep -F "$message"
+}
+check "CMake: COMPONENTS nosuch is refused" \
+  cmake_refuses "$root" nosuch "ndx has no component \`nosuch\`"
+cp -a "$root" "$tmp/moved"
+rm -f "$tmp/moved/$libdir"/libndx_cl.* "$tmp/moved/$libdir"/libndx_cuda.*
+for comp in cl cuda; do
+  if [ "${!comp}" = no ]; then
+    check "CMake: COMPONENTS $comp is refused (not built)" \
+      cmake_refuses "$root" $comp "was built without component \`$comp\`"
+  else
+    check "CMake: COMPONENTS $comp is refused when libndx_$comp is gone (moved root)" \
+      cmake_refuses "$tmp/moved" $comp "neither libndx_$comp.so nor libndx_$comp.a"
+  fi
+done
+rm -rf "$tmp/moved"
+
+# ---- meson subproject ------------------------------------------------------------
+# tests/consumers copied out of the tree, with subprojects/ndx a link to the
+# source tree; --force-fallback-for=ndx so that an installed ndx is never
+# taken instead; this build's default_library and OpenCL. The whole project
+# is built (ndx's targets too: a parent builds them all), then its programs
+# run.
+meson_build() {
+  cp -r "$consumers" "$tmp/consumers" &&
+    mkdir -p "$tmp/consumers/meson/subprojects" &&
+    ln -s "$source" "$tmp/consumers/meson/subprojects/ndx" &&
+    meson setup "$tmp/meson" "$tmp/consumers/meson" --force-fallback-for=ndx \
+      -Ddefault_library=$default_library \
+      -Dopencl=$([ $cl = yes ] && echo enabled || echo disabled) \
+      -Dndx:opencl=$([ $cl = yes ] && echo enabled || echo disabled) &&
+    ninja -C "$tmp/meson"
+}
+meson_deps="dependency('ndx')$([ $cl = yes ] && echo ", dependency('ndx_cl')")"
+check "meson: a project with ndx as its subproject builds ($meson_deps)" meson_build
+check "meson: ndx_host runs (dependency('ndx'))" "$tmp/meson/ndx_host" "$version"
+if [ $cl = yes ]; then
+  run "meson: ndx_cl runs (dependency('ndx_cl'))" "$tmp/meson/ndx_cl" "$source/include"
+else
+  skip "meson: ndx_cl (dependency('ndx_cl'))" "$no_cl"
 fi
 
 echo "1..$n"

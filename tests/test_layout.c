@@ -6,6 +6,7 @@
  * brute-force enumeration (oracle.h). */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ndx/ndx_layout.h"
@@ -975,4 +976,37 @@ Test(parse, a_trailing_comma_after_32_values_is_malformed) {
   strcat(text, "]");
   ndx_layout out;
   cr_assert_eq(ndx_parse(&out, text), NDX_EINVAL, "%s", ndx_last_error());
+}
+
+/* ---- Version and ndx_set_error -------------------------------------------- */
+
+Test(version, headers_library_and_meson_agree) {
+  char parts[32];
+  snprintf(parts, sizeof parts, "%d.%d.%d", NDX_VERSION_MAJOR, NDX_VERSION_MINOR,
+           NDX_VERSION_PATCH);
+  cr_assert_str_eq(parts, NDX_VERSION_STRING);
+  cr_assert_str_eq(NDX_VERSION_STRING, NDX_TEST_PROJECT_VERSION, "meson.build's version");
+  cr_assert_eq(ndx_version(), (unsigned)NDX_VERSION_NUMBER);
+  cr_assert_eq(ndx_version(),
+               (unsigned)(NDX_VERSION_MAJOR * 10000 + NDX_VERSION_MINOR * 100 + NDX_VERSION_PATCH));
+  cr_assert_str_eq(ndx_version_string(), NDX_VERSION_STRING);
+}
+
+Test(set_error, records_the_message_and_returns_the_status) {
+  cr_assert_eq(ndx_set_error(NDX_ERANGE, "mycall: axis %d has %lld", 2, 7LL), NDX_ERANGE);
+  cr_assert_str_eq(ndx_last_error(), "mycall: axis 2 has 7");
+  /* The message may quote the one it replaces. */
+  cr_assert_eq(ndx_set_error(NDX_EINVAL, "outer: %s", ndx_last_error()), NDX_EINVAL);
+  cr_assert_str_eq(ndx_last_error(), "outer: mycall: axis 2 has 7");
+  /* A failing ndx_ call after it writes its own. */
+  ndx_layout l;
+  cr_assert_eq(ndx_contiguous(&l, -1, NULL), NDX_EINVAL);
+  cr_assert(strstr(ndx_last_error(), "ndx_contiguous") != NULL, "%s", ndx_last_error());
+}
+
+Test(set_error, cuts_a_long_message_at_4095_bytes) {
+  static char big[6000];
+  memset(big, 'x', sizeof big - 1);
+  ndx_set_error(NDX_EINVAL, "%s", big);
+  cr_assert_eq(strlen(ndx_last_error()), 4095);
 }

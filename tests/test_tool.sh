@@ -5,9 +5,13 @@
 # stderr naming the argument, nothing on stdout). No input may crash it.
 # The `ndx copy` tests need an OpenCL device (PoCL in CI; POCL_CACHE_DIR is
 # inherited); `ndx bench` finds ndx-bench in the build tree; the JSON layout
-# tests skip, after checking the message, in a build without DLPack.
+# tests skip, after checking the message, in a build without DLPack; in a
+# build without OpenCL the copy tests become checks that `copy` and `devices`
+# refuse clearly.
 set -u
 ndx=${1:?usage: test_tool.sh PATH_TO_NDX}
+have_cl=yes
+"$ndx" help | grep -q "built without OpenCL" && have_cl=no
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 n=0
@@ -272,7 +276,7 @@ else
   malformed "JSON: single quotes" "expected a key string" -- show "{'shape':[2]}"
   malformed "JSON: true for a shape" "found true" -- show '{"shape":true}'
   malformed "JSON: a missing @FILE" "cannot open" -- show "@$tmp/none.json"
-  malformed "JSON: the error names the argument" "copy: SRC: not JSON" -- copy "$C" '{"shape":'
+  malformed "JSON: the error names the argument" "pack: LAYOUT 2: not JSON" -- pack "$C" '{"shape":'
   odd_json=('{' '}' '{"' '{"shape"' '{"shape":' '{"shape":[' '{"shape":[-' '{"shape":[-]}' '{"shape":[1' '"x"' '1'
     'null' '{"shape":[1]}}' '{"shape":[1]},' '{"shape":nul}' '{"shape":[1e]}' '{"shape":[.5]}' '{"shape":[+1]}'
     '{"shape":[0x10]}' '{"shape":[1],"dtype":{}}' '{"shape":[1],"dtype":[]}' '{"shape":[1],"strides":{}}'
@@ -353,6 +357,15 @@ malformed "pack with an unknown option" "unknown option '--bogus'" -- pack --bog
 malformed "pack with a bad layout" "pack: LAYOUT 2" -- pack "$C" 'shape=[2'
 
 # ---- copy on an OpenCL device (PoCL in CI) ------------------------------------------
+if [ $have_cl = no ]; then
+  for cmd in copy devices; do
+    run $cmd
+    [ "$rc" -eq 1 ] && [[ "$err" == *"ndx $cmd: this ndx was built without OpenCL"* ]]
+    report "$cmd without OpenCL: exit 1, the message says the build has none" $? "wanted exit 1"
+  done
+  contains "help says which commands this build lacks" 0 "copy and devices are not available" -- help
+  contains "demo without OpenCL: the host side, and why no device side" 0 "built without OpenCL" -- demo
+else
 # copy NAME PATH BYTES_LINE -- ARGS: exit 0, the path and "OK" printed.
 copy_ok() {
   local name=$1 path=$2 line=$3
@@ -401,6 +414,7 @@ malformed "copy --device x" "copy: --device: 'x' is not an integer" -- copy --de
 malformed "copy --bits 3" "not an element width" -- copy --bits 3 "$C" "$C"
 malformed "copy with an unknown option" "unknown option '--fast'" -- copy --fast "$C" "$C"
 malformed "copy with a bad DST" "copy: DST" -- copy 'shape=[' "$C"
+fi
 
 # ---- bench ---------------------------------------------------------------------------
 contains "bench runs ndx-bench (--host --quick --reps 1)" 0 "allocations during the timed layout calls" \

@@ -192,7 +192,9 @@ static void read_json(tool_layout *out, reader *r, const char *text, size_t len,
     t.dtype = (DLDataType){kDLUInt, (uint8_t)bits, 1};
   }
   int width = 0;
-  ndx_status s = ndx_dlpack_import(&out->l, &width, &t);
+  /* NULL base_shift: a tool layout counts from its buffer's first byte, so a
+   * view reaching below byte 0 is refused, not moved. */
+  ndx_status s = ndx_dlpack_import(&out->l, &width, NULL, &t);
   if (s != NDX_OK)
     refuse(r, root->at, "%s (%s)", ndx_last_error()[0] ? ndx_last_error() : "refused",
            ndx_status_name(s));

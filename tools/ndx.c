@@ -1,7 +1,7 @@
 /* ndx.c: the `ndx` command-line tool: shows, moves and coalesces layouts
  * (ndx_format's text or DLPack-like JSON), lists OpenCL devices and runs a
- * short demo; `pack`, `copy` and `bench` live in cmd_pack.c, cmd_copy.c and
- * cmd_bench.c, the argument readers in args.c and layout_json.c.
+ * short demo (tools/tool.h: what a build without OpenCL keeps); `pack`, `copy` and `bench` live in
+ * cmd_pack.c, cmd_copy.c and cmd_bench.c, the argument readers in args.c and layout_json.c.
  *
  * Exit codes: 0 the answer is printed; 1 the library refused a move or a
  * coalescing (its reason, from ndx_last_error(), is printed on stdout: it is
@@ -41,6 +41,11 @@ static const char usage_text[] =
     "  devices                          lists OpenCL platforms and devices\n"
     "  demo                             a short tour of the host and device sides\n"
     "  help [COMMAND]                   this text, or COMMAND's\n"
+#ifndef NDX_TOOL_HAVE_OPENCL
+    "\n"
+    "This ndx was built without OpenCL: copy and devices are not available, and demo\n"
+    "shows the host side only.\n"
+#endif
     "\n"
     "LAYOUT is ndx_format's text, strides and offset optional (C order, 0):\n"
     "  'shape=[3,2] strides=[1,3] offset=0'   'shape=[2,3]'\n"

@@ -12,8 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ndx/ndx_cl.h"
 #include "ndx/ndx_layout.h"
+#ifdef NDX_TOOL_HAVE_OPENCL
+#include "ndx/ndx_cl.h"
+#endif
 
 /* Room for any layout's text: 2 * 32 values of at most 20 characters plus
  * separators and the three labels. */
@@ -91,6 +93,7 @@ int tool_agree_bits(int opt, int n, const tool_layout *ls, const char *const *wh
  * byte: DLPack has no bit offset); *why then says so. */
 bool tool_print_json(FILE *f, const tool_layout *t, int bits, char *why, size_t why_size);
 
+#ifdef NDX_TOOL_HAVE_OPENCL
 /* ---- OpenCL (cl_tool.c) --------------------------------------------------------- */
 
 /* An OpenCL device opened for copies: a context, a profiling queue and an ndx_cl. */
@@ -111,8 +114,12 @@ bool tool_cl_open(tool_cl *env, int index, char *why, size_t why_size);
 
 /* Releases what tool_cl_open made; safe after a failed open. */
 void tool_cl_close(tool_cl *env);
+#endif /* NDX_TOOL_HAVE_OPENCL */
 
 /* ---- Commands in files of their own ------------------------------------------ */
+/* Without OpenCL (meson -Dopencl=disabled, or none found) no_cl.c stands in
+ * for cl_tool.c and cmd_copy.c: `copy` and `devices` say that this build has
+ * no OpenCL and exit 1; `demo` shows its host part. */
 
 /* `ndx devices`: lists OpenCL platforms and devices, numbered as `ndx copy
  * --device` takes them. Returns an exit code. */

@@ -75,21 +75,21 @@ typedef struct ndx_cl_plan ndx_cl_plan;
  * process has built them for that device (ndx keeps their binaries), and no
  * build at all while another ndx_cl of the same context and device lives
  * (they share the programs); then 36 kernel objects of its own. */
-ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device);
+NDX_API ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device);
 
 /* Releases everything `cl` holds; NULL is allowed. Copies already enqueued
  * complete normally (in the bounds-check build, destroy waits for the
  * copies that ndx_cl_check has not collected). The built programs' binaries
  * stay in process memory (about 0.6 MiB per device on PoCL), so that the next
  * ndx_cl_create for the same device costs milliseconds. */
-void ndx_cl_destroy(ndx_cl *cl);
+NDX_API void ndx_cl_destroy(ndx_cl *cl);
 
 /* Collects the bounds-check reports of copies enqueued with a wait list,
  * waiting for them. Returns NDX_OK (always, at once, in the normal build);
  * NDX_EINVAL for a NULL `cl`; NDX_ERANGE for the first reported violation
  * (message as in the header comment); NDX_EDEVICE when waiting fails. Every
  * pending report is freed either way. Blocks until those copies complete. */
-ndx_status ndx_cl_check(ndx_cl *cl);
+NDX_API ndx_status ndx_cl_check(ndx_cl *cl);
 
 /* Plans copying element i of `src_l` to element i of `dst_l`, `bits` wide:
  * checks, coalesces both layouts together, picks the kernel and packs its
@@ -100,8 +100,8 @@ ndx_status ndx_cl_check(ndx_cl *cl);
  * device's limits; NDX_ENOMEM; NDX_EDEVICE. O(rank^2) host work (rank <= 32),
  * one small allocation and one small device buffer (none for the empty and
  * buffer paths). */
-ndx_status ndx_cl_plan_create(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *dst_l,
-                              const ndx_layout *src_l, int bits);
+NDX_API ndx_status ndx_cl_plan_create(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *dst_l,
+                                      const ndx_layout *src_l, int bits);
 
 /* Enqueues the planned copy from `src` to `dst` on `queue` after the `nwait`
  * events in `wait`; `*done` (if `done` is not NULL) gets an event that
@@ -122,8 +122,9 @@ ndx_status ndx_cl_plan_create(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *d
  * plan may be enqueued from several threads at once. O(1) host work (a few
  * object queries; no allocation, except a 32-byte status buffer per kernel
  * in the bounds-check build). */
-ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, cl_mem dst,
-                               cl_mem src, cl_uint nwait, const cl_event *wait, cl_event *done);
+NDX_API ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, cl_mem dst,
+                                       cl_mem src, cl_uint nwait, const cl_event *wait,
+                                       cl_event *done);
 
 /* Which kernel a plan uses, for tests and benchmarks: "empty" (no element:
  * nothing, or a marker), "buffer" (one contiguous whole-byte run on both
@@ -132,18 +133,18 @@ ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, 
  * axis, the source along another; 8 bits or more) or "gather" (anything
  * else, and every other sub-byte copy: each work-item then writes whole
  * destination bytes of its own). */
-const char *ndx_cl_plan_path(const ndx_cl_plan *plan);
+NDX_API const char *ndx_cl_plan_path(const ndx_cl_plan *plan);
 
 /* Releases a plan; NULL is allowed. Copies already enqueued complete. A plan
  * refers to its ndx_cl: destroy every plan before the ndx_cl. */
-void ndx_cl_plan_destroy(ndx_cl_plan *plan);
+NDX_API void ndx_cl_plan_destroy(ndx_cl_plan *plan);
 
 /* One copy: ndx_cl_plan_create, ndx_cl_plan_enqueue and ndx_cl_plan_destroy
  * in one call, with their statuses (a failed allocation of the plan's small
  * device buffer is NDX_EDEVICE with OpenCL's code, and leaks nothing). */
-ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst, const ndx_layout *dst_l,
-                       cl_mem src, const ndx_layout *src_l, int bits, cl_uint nwait,
-                       const cl_event *wait, cl_event *done);
+NDX_API ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst,
+                               const ndx_layout *dst_l, cl_mem src, const ndx_layout *src_l,
+                               int bits, cl_uint nwait, const cl_event *wait, cl_event *done);
 
 #ifdef __cplusplus
 }

@@ -49,8 +49,8 @@ typedef struct ndx_cuda_plan ndx_cuda_plan;
  * or a width not in {1,2,4,8,16,32,64,128}; NDX_ENOMEM when the plan cannot
  * be allocated. On failure `*out` is untouched.
  * O(rank^2) host work, about a microsecond; one allocation of about 6 KiB. */
-ndx_status ndx_cuda_plan_create(ndx_cuda_plan **out, const ndx_layout *dst_l,
-                                const ndx_layout *src_l, int bits);
+NDX_API ndx_status ndx_cuda_plan_create(ndx_cuda_plan **out, const ndx_layout *dst_l,
+                                        const ndx_layout *src_l, int bits);
 
 /* Launches the planned copy from `src` to `dst` (device pointers) on
  * `stream` (0 is the legacy default stream); asynchronous like any kernel
@@ -63,8 +63,8 @@ ndx_status ndx_cuda_plan_create(ndx_cuda_plan **out, const ndx_layout *dst_l,
  * earlier asynchronous call on the context may show here too, as CUDA
  * reports it to the next call). O(1) host work; each kernel's arguments,
  * the packed layouts included, are passed by value (under 1.5 KiB). */
-ndx_status ndx_cuda_plan_launch(const ndx_cuda_plan *plan, cudaStream_t stream, void *dst,
-                                const void *src);
+NDX_API ndx_status ndx_cuda_plan_launch(const ndx_cuda_plan *plan, cudaStream_t stream, void *dst,
+                                        const void *src);
 
 /* Which path a plan takes, for tests and benchmarks: "empty" (no element),
  * "buffer" (one contiguous byte range on both sides: cudaMemcpyAsync), "rows"
@@ -76,18 +76,18 @@ ndx_status ndx_cuda_plan_launch(const ndx_cuda_plan *plan, cudaStream_t stream, 
  * paths but chooses a little differently (its rows path also takes source
  * strides 0, -1 and 2; its sub-byte transposes need rows starting on bytes).
  * A static string; never fails; O(1). */
-const char *ndx_cuda_plan_path(const ndx_cuda_plan *plan);
+NDX_API const char *ndx_cuda_plan_path(const ndx_cuda_plan *plan);
 
 /* Releases a plan; NULL is allowed. Copies already launched complete. Never
  * fails; O(1). */
-void ndx_cuda_plan_destroy(ndx_cuda_plan *plan);
+NDX_API void ndx_cuda_plan_destroy(ndx_cuda_plan *plan);
 
 /* One copy: what ndx_cuda_plan_create and ndx_cuda_plan_launch do, in one
  * call, with their statuses, except that the plan lives on the stack (about
  * 6 KiB), so it allocates nothing and never returns NDX_ENOMEM. O(rank^2)
  * host work, about a microsecond, plus the launch. */
-ndx_status ndx_cuda_copy(cudaStream_t stream, void *dst, const ndx_layout *dst_l, const void *src,
-                         const ndx_layout *src_l, int bits);
+NDX_API ndx_status ndx_cuda_copy(cudaStream_t stream, void *dst, const ndx_layout *dst_l,
+                                 const void *src, const ndx_layout *src_l, int bits);
 
 #ifdef __cplusplus
 }

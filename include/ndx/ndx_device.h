@@ -46,7 +46,7 @@
  *
  * ---- Bit order --------------------------------------------------------------
  * Element p of b bits occupies bits p*b .. p*b+b-1 of its buffer; bit 8q+r is
- * bit r (least significant first) of byte q (REFERENCE.md section 1). */
+ * bit r (least significant first) of byte q (docs/semantics.md section 1). */
 #ifndef NDX_DEVICE_H
 #define NDX_DEVICE_H
 
@@ -283,7 +283,7 @@ NDX_FN void ndx_copy_elem(NDX_GLOBAL ndx_u8 *dst, ndx_pos pd, NDX_GLOBAL const n
  * source's unit axis (2L elements: a whole 64-byte line for 16, 32 and
  * 64-bit elements), two transposes in registers and 2L vector stores along
  * the destination's: this is what makes a transpose fast on a CPU device
- * (REFERENCE.md section 5: per-element code reaches a fraction of the copy
+ * (docs/device.md section 9: per-element code reaches a fraction of the copy
  * bandwidth), and reading whole lines at once keeps power-of-two pitches,
  * whose lines all fall in one cache set, from evicting a line before its
  * second half is read. The host and CUDA builds have L = 1: their tiles copy
@@ -431,7 +431,7 @@ NDX_FN void ndx_store_word(NDX_GLOBAL ndx_u8 *q, ndx_u64 v) {
 
 /* The transpose of an n x n matrix of sub-byte elements, n = 64/bits, held
  * as n words: element e of word r (bits bits*e ..) goes to element r of
- * word e. Element order in a word is the buffer's (REFERENCE.md section 1),
+ * word e. Element order in a word is the buffer's (docs/semantics.md section 1),
  * so a word is 8 bytes of a row. Recursive block swaps (Hacker's Delight
  * 7-3): at half-size h, words r and r+h (r & h == 0) trade the elements e
  * with e & h != 0 of word r for the elements e - h of word r+h, one masked
@@ -757,7 +757,7 @@ NDX_FN void NDX_W(ndx_tile_shape)(NDX_CONSTANT const ndx_pack_head *p, ndx_i64 *
  * destination runs along the last axis with stride 1 and every destination
  * row (a C-order run of the last axis) starts on a byte boundary. A
  * destination byte then belongs to one row only, and a tile, which holds
- * whole rows' bytes, is the one writer of its bytes (REFERENCE.md section 5:
+ * whole rows' bytes, is the one writer of its bytes (docs/device.md section 5:
  * two work-items must never write one byte). */
 NDX_FN int NDX_W(ndx_tile_bits_ok)(NDX_CONSTANT const ndx_pack_head *p) {
   int r = (int)p->rank, per = p->bits < 8 ? 8 / (int)p->bits : 1;

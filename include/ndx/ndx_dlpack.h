@@ -8,11 +8,34 @@
  * same.
  *
  * A DLTensor's shape and strides count elements, its byte_offset counts bytes
- * from `data`; an ndx layout's positions count elements from the first byte of
- * a buffer. `data` is that first byte: byte_offset becomes the layout's offset,
- * and `data` and `device` are never read or written here, so a `cl_mem` or a
- * CUDA pointer in `data` is fine (views use byte_offset, never pointer
- * arithmetic on `data`).
+ * from `data`; an ndx layout's positions count elements from one byte, its
+ * base. Export makes `data` the base: the layout's offset becomes byte_offset.
+ * Import does the same (byte_offset folded into the offset) for every tensor
+ * that reaches no byte below `data`. A producer may also point `data` at
+ * element [0,...,0] of a view with negative strides, so that the view reaches
+ * bytes below `data` (NumPy's `a[::-1]` and `np.flip` do, with byte_offset
+ * 0); positions cannot be negative, so import then moves the base down to
+ * the whole byte at or below the lowest element and reports how far in its
+ * base_shift: positions count from byte (char *)data + base_shift, with
+ * base_shift <= 0, and 0 exactly when nothing lies below `data`.
+ *
+ * `data` and `device` are never read or written here, so a `cl_mem` or a CUDA
+ * pointer in `data` is fine.
+ *   - A pointer device (CPU, CUDA, ROCm, ...): the base is
+ *     (char *)t->data + base_shift, a pointer into the same allocation, since
+ *     the bytes it points to are the tensor's own lowest ones.
+ *   - A `cl_mem` (kDLOpenCL): DLPack carries views of a cl_mem in byte_offset
+ *     from the buffer's first byte and a buffer holds every byte of its
+ *     tensors, so a valid cl_mem tensor never needs a shift: base_shift is 0
+ *     and positions count from the cl_mem's first byte, as ndx_cl_copy wants.
+ *     Pass NULL for base_shift to have ndx refuse the tensors that would need
+ *     one, or check that it is 0. A non-zero shift means elements before the
+ *     buffer's first byte: a producer that broke the rule, or a sub-buffer
+ *     whose view reaches before its origin in its parent. In the second case
+ *     work on the parent, at byte (origin + base_shift) of it, which must be
+ *     >= 0: add (origin + base_shift) * 8 / bits to the layout's offset
+ *     (ndx_make with the same shape and strides), or create a sub-buffer of
+ *     the parent at that origin where OpenCL's alignment rules allow.
  *
  * Element width. One element is dtype.bits * dtype.lanes bits wide: a vector
  * of lanes is one element (float32 with 4 lanes is a 128-bit element), since
@@ -28,21 +51,27 @@
  * DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED keeps each sub-byte element in a
  * byte of its own: import a copy of it with dtype.bits set to 8.
  *
- * Example: a transposed view of a DLPack tensor, as a DLTensor on the same data.
+ * Example: a transposed view of a DLPack tensor on a pointer device, as a
+ * DLTensor on the same data.
  *
  *   #include <ndx/ndx_dlpack.h>
  *
  *   ndx_layout l, t;
  *   int bits;
- *   if (ndx_dlpack_import(&l, &bits, &managed->dl_tensor) != NDX_OK)
+ *   int64_t shift;
+ *   if (ndx_dlpack_import(&l, &bits, &shift, &managed->dl_tensor) != NDX_OK)
  *     return report(ndx_last_error()); // "ndx_dlpack_import: t->byte_offset 2 is
  *                                      //  not a whole number of 32-bit elements"
+ *   char *base = (char *)managed->dl_tensor.data + shift;  // positions count from here
  *   if (ndx_transpose(&t, &l, 0, 1) != NDX_OK) return report(ndx_last_error());
  *   int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK];
- *   DLTensor view = managed->dl_tensor;  // same data, device and dtype
+ *   DLTensor view = managed->dl_tensor;  // same device and dtype
+ *   view.data = base;                    // export counts byte_offset from the base
  *   view.shape = shape;                  // arrays the caller owns
  *   view.strides = strides;
  *   ndx_dlpack_export(&view, &t, bits);  // view: the transpose, strides filled
+ *
+ * docs/dlpack.md has the rules in full, with NumPy's tensors as examples.
  */
 #ifndef NDX_DLPACK_H
 #define NDX_DLPACK_H
@@ -55,24 +84,41 @@
 extern "C" {
 #endif
 
-/* The layout of `t` into *out and its element width (bits * lanes) into *bits.
+/* The layout of `t` into *out, its element width (bits * lanes) into *bits and
+ * the byte its positions count from into *base_shift, as bytes from t->data.
  * t->shape and t->strides count elements; NULL strides mean compact row-major.
- * t->byte_offset becomes the offset in elements: byte_offset * 8 / width, which
- * must be a whole number. A tensor with no element gets offset 0 and strides 0
- * (the canonical form), whatever its byte_offset and strides. t->data,
- * t->device and t->dtype.code are not read.
+ * t->byte_offset is element position byte_offset * 8 / width from t->data,
+ * which must be a whole number.
+ *
+ * The base: when no element lies below t->data, *base_shift is 0 and the
+ * offset is that position, byte_offset * 8 / width: positions count from
+ * t->data. When some element does (negative strides reach back further than
+ * byte_offset covers), *base_shift is the negative whole number of bytes
+ * closest to 0 that makes every position >= 0: -ceil(b / 8) for an element
+ * starting b bits below t->data at the lowest, and positions count from byte
+ * (char *)t->data + *base_shift. The lowest position is then 0 for widths of
+ * 8 bits or more (and *base_shift a whole number of elements: alignment is
+ * kept) and below 8 / width, inside the base byte, for sub-byte widths.
+ * `base_shift` may be NULL when the caller cannot move its base (a cl_mem, see
+ * above): a tensor that needs a shift is then NDX_ERANGE.
+ *
+ * A tensor with no element gets offset 0, strides 0 (the canonical form) and
+ * shift 0, whatever its byte_offset and strides. t->data, t->device and
+ * t->dtype.code are not read.
  * Returns NDX_OK; NDX_EINVAL when `out`, `bits`, `t`, or t->shape at ndim > 0
  * is NULL, when t->ndim is negative, or for a negative extent; NDX_ERANGE when
  * t->ndim passes NDX_MAX_RANK, when the extents multiply past NDX_MAX_NUMEL,
  * when (d-1)*|s| overflows int64 (INT64_MIN included), when byte_offset is an
- * element position past 2^53 - 1, or when a position is negative or the span
- * ends past NDX_MAX_NUMEL; NDX_EUNSUPPORTED when the width is not 1, 2, 4, 8,
- * 16, 32, 64 or 128 bits (bits or lanes 0 included), when lanes > 1 and the
- * width is below 8 bits, or when byte_offset is not a whole number of
- * elements. On failure *out and *bits are untouched and ndx_last_error()
- * names ndx_dlpack_import, the field, the axis and the values.
- * O(ndim), no allocation. */
-ndx_status ndx_dlpack_import(ndx_layout *out, int *bits, const DLTensor *t);
+ * element position past 2^53 - 1, when an element lies below t->data and
+ * base_shift is NULL, or when the positions from the base end past
+ * NDX_MAX_NUMEL (2^53 or more elements below t->data included);
+ * NDX_EUNSUPPORTED when the width is not 1, 2, 4, 8, 16, 32, 64 or 128 bits
+ * (bits or lanes 0 included), when lanes > 1 and the width is below 8 bits, or
+ * when byte_offset is not a whole number of elements. On failure *out, *bits
+ * and *base_shift are untouched and ndx_last_error() names ndx_dlpack_import,
+ * the field, the axis and the values. O(ndim), no allocation. */
+NDX_API ndx_status ndx_dlpack_import(ndx_layout *out, int *bits, int64_t *base_shift,
+                                     const DLTensor *t);
 
 /* Describes `l` with `bits`-bit elements in `t`: writes t->ndim (l->rank),
  * t->shape[0 .. rank-1], t->strides[0 .. rank-1] (always, never NULL strides:
@@ -85,7 +131,9 @@ ndx_status ndx_dlpack_import(ndx_layout *out, int *bits, const DLTensor *t);
  * when bits >= 8 and it divides bits, and then t->dtype.bits = bits / lanes
  * (a 128-bit element with lanes 4 stays a vector of four 32-bit lanes);
  * otherwise lanes becomes 1 and t->dtype.bits = bits. ndx_dlpack_import reads
- * every result back as `l` and `bits`.
+ * every result back as `l` and `bits`, with base_shift 0. t->data must be the
+ * byte l's positions count from (its base): an imported layout's is
+ * (char *)t->data + base_shift, not t->data.
  * Returns NDX_OK; NDX_EINVAL when `t` or `l` is NULL, `l` is not a layout
  * ndx_ calls make (a rank outside [0, NDX_MAX_RANK], an offset past
  * NDX_MAX_NUMEL, ...), t->shape or t->strides is NULL at rank > 0, or `bits`
@@ -94,7 +142,7 @@ ndx_status ndx_dlpack_import(ndx_layout *out, int *bits, const DLTensor *t);
  * starts inside a byte (offset * bits not a multiple of 8; DLTensor has no bit
  * offset). On failure *t and its arrays are untouched and ndx_last_error()
  * says why. O(rank), no allocation. */
-ndx_status ndx_dlpack_export(DLTensor *t, const ndx_layout *l, int bits);
+NDX_API ndx_status ndx_dlpack_export(DLTensor *t, const ndx_layout *l, int bits);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,10 @@
 /* ndx_iter.h: walking the positions of a layout on the host.
  *
- * The second seed's iteration helpers: a position iterator in C order
- * (`strided_index`), contiguous blocks (`strided_blocks`), the contiguous
- * range of a contiguous layout (`contiguous_offsets`) and the broadcast
- * pattern (`offsets_b`). All of them are plain structs filled by one call,
+ * The iteration helpers (docs/semantics.md section 7): a position iterator
+ * in C order (`strided_index`), contiguous blocks (`strided_blocks`), the
+ * contiguous range of a contiguous layout (`contiguous_offsets`) and the
+ * broadcast pattern (`offsets_b`); section 9 says where those names come
+ * from. All of them are plain structs filled by one call,
  * allocate nothing, and handle rank 0 (one position), empty layouts (none) and
  * negative strides. An iterator copies what it needs from the layout, so the
  * layout need not outlive it. */
@@ -30,12 +31,12 @@ typedef struct ndx_iter {
 /* Starts `it` at the first position of `l` in C order. Never fails: a layout
  * that no ndx_ call makes (NULL included) walks as empty, and the message is
  * left as it was. `it` must not be NULL. O(rank), no allocation. */
-void ndx_iter_init(ndx_iter *it, const ndx_layout *l);
+NDX_API void ndx_iter_init(ndx_iter *it, const ndx_layout *l);
 
 /* The carry of ndx_iter_next once the innermost axis wraps; called by it, not
  * meant for callers. Never fails. O(rank) at worst, O(1) amortized over a
  * walk. */
-void ndx_iter_carry(ndx_iter *it);
+NDX_API void ndx_iter_carry(ndx_iter *it);
 
 /* Stores the next position in *pos and returns true, or returns false when
  * every position has been returned. O(1) amortized; inline, so that the
@@ -59,7 +60,7 @@ static inline bool ndx_iter_next(ndx_iter *it, int64_t *pos) {
  * false when every position has been returned. The fast way to walk: the
  * caller's inner loop keeps its state in registers, where ndx_iter_next keeps
  * it in the iterator. Mixes freely with ndx_iter_next. O(1) amortized. */
-bool ndx_iter_run(ndx_iter *it, int64_t *start, int64_t *len, int64_t *stride);
+NDX_API bool ndx_iter_run(ndx_iter *it, int64_t *start, int64_t *len, int64_t *stride);
 
 /* Contiguous blocks: the positions of `l`, in C order, as blocks of `len`
  * consecutive positions each (extent-1 axes skipped when finding the
@@ -87,19 +88,19 @@ typedef struct ndx_blocks {
  * included), NDX_BLOCKS_UNIFORM when the blocks step along a single axis, else
  * NDX_BLOCKS_MANY. Never fails: a layout that no ndx_ call makes (NULL
  * included) has no block. `b` must not be NULL. O(rank), no allocation. */
-void ndx_blocks_init(ndx_blocks *b, const ndx_layout *l);
+NDX_API void ndx_blocks_init(ndx_blocks *b, const ndx_layout *l);
 
 /* Stores the start of the next block in *start and returns true, or returns
  * false when every block has been returned; works for every kind. O(1)
  * amortized. */
-bool ndx_blocks_next(ndx_blocks *b, int64_t *start);
+NDX_API bool ndx_blocks_next(ndx_blocks *b, int64_t *start);
 
 /* If `l` is contiguous (ndx_is_contiguous), stores its positions' range
  * [*start, *end) = [offset, offset + numel) and returns true ([0, 0) when
  * empty, whose offset the canonical form makes 0); else (NULL pointers and
  * layouts no ndx_ call makes included) returns false and stores nothing.
  * O(rank). */
-bool ndx_contiguous_offsets(const ndx_layout *l, int64_t *start, int64_t *end);
+NDX_API bool ndx_contiguous_offsets(const ndx_layout *l, int64_t *start, int64_t *end);
 
 /* The broadcast pattern of a layout that reads a contiguous block [start,
  * start+len) `left` times over, each position repeated `right` times in a
@@ -117,7 +118,7 @@ typedef struct ndx_bcast {
  * pointers have none. When every stride is 0 the
  * run is one position (len 1) and left takes all repeats (right = 1).
  * O(rank), no allocation. */
-bool ndx_broadcast_pattern(const ndx_layout *l, ndx_bcast *out);
+NDX_API bool ndx_broadcast_pattern(const ndx_layout *l, ndx_bcast *out);
 
 #ifdef __cplusplus
 }

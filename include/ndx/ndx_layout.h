@@ -29,6 +29,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ndx_api.h"
+#include "ndx_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -48,12 +51,32 @@ typedef enum ndx_status {
 
 /* The enumerator's name ("NDX_EINVAL"), or "NDX_UNKNOWN" for another value.
  * A static string; never fails. O(1). */
-const char *ndx_status_name(ndx_status s);
+NDX_API const char *ndx_status_name(ndx_status s);
 
 /* What the last failed ndx_ call on this thread rejected, with the values;
  * "" when none has failed. Thread-local; valid until the next failing call on
  * this thread. Never fails. O(1). */
-const char *ndx_last_error(void);
+NDX_API const char *ndx_last_error(void);
+
+/* Records `s` and a printf-style message as this thread's ndx_last_error()
+ * and returns `s`, so that a refusal reads `return ndx_set_error(NDX_EINVAL,
+ * "mycall: ...", ...)`. For libraries built on ndx (its own OpenCL and CUDA
+ * runtimes are two): their refusals then reach callers through the one
+ * message every ndx call uses. The message is cut at 4095 bytes; an argument
+ * may be ndx_last_error() itself. Never fails. O(length of the message). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3)))
+#endif
+NDX_API ndx_status
+ndx_set_error(ndx_status s, const char *fmt, ...);
+
+/* NDX_VERSION_NUMBER (ndx_version.h) of the library this program runs with,
+ * which may be newer than the headers it was built with. Never fails. O(1). */
+NDX_API unsigned ndx_version(void);
+
+/* NDX_VERSION_STRING of the library this program runs with ("0.1.0"): a
+ * static string. Never fails. O(1). */
+NDX_API const char *ndx_version_string(void);
 
 /* Plain data. Build it only with ndx_ calls so that it stays canonical. */
 typedef struct ndx_layout {
@@ -69,65 +92,65 @@ typedef struct ndx_layout {
 /* True iff `shape` (of `rank` extents) is a layout's shape: 0 <= rank <=
  * NDX_MAX_RANK, no extent negative, and the non-zero extents multiply to at
  * most NDX_MAX_NUMEL. `shape` may be NULL when rank is 0. O(rank). */
-bool ndx_fits(int rank, const int64_t *shape);
+NDX_API bool ndx_fits(int rank, const int64_t *shape);
 
 /* The C-order layout of `shape` at offset 0: element k in C order is at
  * position k. Returns NDX_OK; NDX_EINVAL for a NULL pointer (`shape` may be
  * NULL at rank 0), a negative rank or a negative extent; NDX_ERANGE for a rank
  * past NDX_MAX_RANK or an element count past NDX_MAX_NUMEL. O(rank). */
-ndx_status ndx_contiguous(ndx_layout *out, int rank, const int64_t *shape);
+NDX_API ndx_status ndx_contiguous(ndx_layout *out, int rank, const int64_t *shape);
 
-/* The layout of `shape` with `strides` and `offset`, in canonical form (the
- * first seed's `v`). Returns NDX_OK; NDX_EINVAL as ndx_contiguous, or for a
+/* The layout of `shape` with `strides` and `offset`, in canonical form
+ * (docs/semantics.md section 2). Returns NDX_OK; NDX_EINVAL as ndx_contiguous, or for a
  * NULL `strides` with rank > 0; NDX_ERANGE when the shape does not fit, when
  * (d-1)*|s| overflows for an axis of extent d > 1 (INT64_MIN included), or,
  * for a layout with an element, when a position is negative or the span ends
  * past NDX_MAX_NUMEL. O(rank). */
-ndx_status ndx_make(ndx_layout *out, int rank, const int64_t *shape, const int64_t *strides,
-                    int64_t offset);
+NDX_API ndx_status ndx_make(ndx_layout *out, int rank, const int64_t *shape, const int64_t *strides,
+                            int64_t offset);
 
 /* ---- Queries (never fail, no allocation, pointers must not be NULL;
  * O(rank) or better except ndx_is_distinct) ---------------------------- */
 
 /* The number of indices: the product of the extents (1 at rank 0). */
-int64_t ndx_numel(const ndx_layout *l);
+NDX_API int64_t ndx_numel(const ndx_layout *l);
 
 /* Every position `l` reaches lies in [*lo, *hi); (0, 0) when it has none. */
-void ndx_span(const ndx_layout *l, int64_t *lo, int64_t *hi);
+NDX_API void ndx_span(const ndx_layout *l, int64_t *lo, int64_t *hi);
 
 /* True iff element k in C order sits at offset + k (empty layouts too). */
-bool ndx_is_contiguous(const ndx_layout *l);
+NDX_API bool ndx_is_contiguous(const ndx_layout *l);
 
 /* True iff element k in Fortran order (first axis fastest) sits at offset + k. */
-bool ndx_is_fortran_contiguous(const ndx_layout *l);
+NDX_API bool ndx_is_fortran_contiguous(const ndx_layout *l);
 
 /* True iff `l` has no element or, with its axes of extent > 1 ordered by
  * |stride| (ties by axis), each |stride| exceeds the reach sum (d-1)*|s| of
  * the axes before it. Then no two indices share a position. Conservative:
  * shape [3,2] with strides [2,3] shares none yet is not distinct.
  * O(rank^2) (an insertion sort of at most 32 axes), unlike the other queries. */
-bool ndx_is_distinct(const ndx_layout *l);
+NDX_API bool ndx_is_distinct(const ndx_layout *l);
 
 /* True iff same rank, shape, strides and offset; by the canonical form, iff
  * one shape and the same position for every index. */
-bool ndx_equal(const ndx_layout *a, const ndx_layout *b);
+NDX_API bool ndx_equal(const ndx_layout *a, const ndx_layout *b);
 
 /* A hash with ndx_equal(a, b) => ndx_hash(a) == ndx_hash(b). */
-uint64_t ndx_hash(const ndx_layout *l);
+NDX_API uint64_t ndx_hash(const ndx_layout *l);
 
 /* Writes "shape=[3,4] strides=[4,1] offset=0" into `buf` as snprintf does:
  * returns the length the whole text has (excluding the NUL), writes at most
  * `size` bytes, always NUL-terminated when size > 0. `buf` may be NULL when
  * size is 0. The text is what ndx_parse reads back. Never fails; `l` must not
  * be NULL. O(rank), no allocation. */
-int ndx_format(char *buf, size_t size, const ndx_layout *l);
+NDX_API int ndx_format(char *buf, size_t size, const ndx_layout *l);
 
 /* Reads the text ndx_format writes: space-separated `shape=[..]`, and
  * optionally `strides=[..]` (default C order) and `offset=N` (default 0). Returns NDX_OK, or
  * NDX_EINVAL for a malformed text and what ndx_make returns for values it refuses. O(length). */
-ndx_status ndx_parse(ndx_layout *out, const char *text);
+NDX_API ndx_status ndx_parse(ndx_layout *out, const char *text);
 
-/* ---- Moves (the first seed's Move.t) ------------------------------------ */
+/* ---- Moves (docs/semantics.md section 4) -------------------------------- */
 
 typedef struct ndx_range {
   int64_t start, count, step; /* step != 0; negative walks backwards */
@@ -158,13 +181,13 @@ typedef struct ndx_move {
 } ndx_move;
 
 /* The shape `m` gives a layout of shape `shape`, and its rank. Returns NDX_OK;
- * NDX_EINVAL when `m` breaks a rule of its kind (REFERENCE.md section 2) or
+ * NDX_EINVAL when `m` breaks a rule of its kind (docs/semantics.md section 4) or
  * `m`, `shape` (rank > 0) or an output is NULL; NDX_ERANGE when the result
  * passes a limit (more than NDX_MAX_RANK axes, more than NDX_MAX_NUMEL elements); for a `rank`
  * and `shape` it refuses, what ndx_contiguous returns. Outputs untouched
  * on failure. O(rank + n). */
-ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int *out_rank,
-                          int64_t out_shape[NDX_MAX_RANK]);
+NDX_API ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int *out_rank,
+                                  int64_t out_shape[NDX_MAX_RANK]);
 
 /* Moves `l` by `m` into `out` (`out` may be `l`): index i of the result reaches
  * the position `l` reaches at m's map of i. Returns NDX_OK; NDX_ENOVIEW when
@@ -173,9 +196,9 @@ ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int
  * argument, an unknown kind or a negative `n`; NDX_ERANGE when the result
  * passes a limit. On failure `out` is
  * untouched and ndx_last_error() says why. O(rank + n), no allocation. */
-ndx_status ndx_apply(ndx_layout *out, const ndx_move *m, const ndx_layout *l);
+NDX_API ndx_status ndx_apply(ndx_layout *out, const ndx_move *m, const ndx_layout *l);
 
-/* The second seed's vocabulary. Each is one move (or a composition) and
+/* The vocabulary on top of the moves. Each is one move (or a composition) and
  * returns what ndx_apply returns for it, with messages naming the call itself;
  * `out` may be `l`. The calls that take an axis (narrow, transpose, flip,
  * squeeze) also return NDX_EINVAL for an axis outside [0, rank). O(rank + n),
@@ -183,28 +206,31 @@ ndx_status ndx_apply(ndx_layout *out, const ndx_move *m, const ndx_layout *l);
 
 /* NDX_RESHAPE: NDX_EINVAL for another element count, NDX_ENOVIEW when no
  * strides express it. */
-ndx_status ndx_reshape(ndx_layout *out, const ndx_layout *l, int rank, const int64_t *shape);
+NDX_API ndx_status ndx_reshape(ndx_layout *out, const ndx_layout *l, int rank,
+                               const int64_t *shape);
 /* NDX_BROADCAST to `shape` (right-aligned; each old extent 1 or equal). */
-ndx_status ndx_broadcast(ndx_layout *out, const ndx_layout *l, int rank, const int64_t *shape);
+NDX_API ndx_status ndx_broadcast(ndx_layout *out, const ndx_layout *l, int rank,
+                                 const int64_t *shape);
 /* NDX_PERMUTE: result axis i is axis perm[i] of `l`. */
-ndx_status ndx_permute(ndx_layout *out, const ndx_layout *l, const int32_t *perm);
+NDX_API ndx_status ndx_permute(ndx_layout *out, const ndx_layout *l, const int32_t *perm);
 /* NDX_SLICE with one range per axis of `l`. */
-ndx_status ndx_slice(ndx_layout *out, const ndx_layout *l, const ndx_range *ranges);
+NDX_API ndx_status ndx_slice(ndx_layout *out, const ndx_layout *l, const ndx_range *ranges);
 /* NDX_WINDOW with `n` windows. */
-ndx_status ndx_unfold(ndx_layout *out, const ndx_layout *l, int n, const ndx_window *w);
+NDX_API ndx_status ndx_unfold(ndx_layout *out, const ndx_layout *l, int n, const ndx_window *w);
 /* Keeps `len` entries of `axis` from `start`: a slice with step 1.
  * NDX_EINVAL unless 0 <= start, 0 <= len, start + len <= extent. */
-ndx_status ndx_narrow(ndx_layout *out, const ndx_layout *l, int axis, int64_t start, int64_t len);
+NDX_API ndx_status ndx_narrow(ndx_layout *out, const ndx_layout *l, int axis, int64_t start,
+                              int64_t len);
 /* Swaps axes `a` and `b`: a permute (the identity when a == b). */
-ndx_status ndx_transpose(ndx_layout *out, const ndx_layout *l, int a, int b);
+NDX_API ndx_status ndx_transpose(ndx_layout *out, const ndx_layout *l, int a, int b);
 /* Reverses `axis`: a slice with step -1 (flipping twice is the identity). */
-ndx_status ndx_flip(ndx_layout *out, const ndx_layout *l, int axis);
+NDX_API ndx_status ndx_flip(ndx_layout *out, const ndx_layout *l, int axis);
 /* Removes `axis`, which must have extent 1 (NDX_EINVAL otherwise). */
-ndx_status ndx_squeeze(ndx_layout *out, const ndx_layout *l, int axis);
+NDX_API ndx_status ndx_squeeze(ndx_layout *out, const ndx_layout *l, int axis);
 /* Inserts an axis of extent 1 before `axis` (0 <= axis <= rank; axis == rank
  * appends), stride 0. NDX_EINVAL for an axis outside [0, rank]; NDX_ERANGE when
  * `l` already has NDX_MAX_RANK axes. */
-ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis);
+NDX_API ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis);
 
 /* ---- Coalescing -------------------------------------------------------- */
 
@@ -218,7 +244,7 @@ ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis);
  * for NULL pointers, n outside [1, NDX_COALESCE_MAX], a layout no ndx_ call
  * makes (a rank outside [0, NDX_MAX_RANK] included) or shapes that differ.
  * O(n * rank), no allocation. */
-ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out);
+NDX_API ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
  * a multi-index without dividing. ndx packs exactly that, for the rank the
  * coalesced operands actually use, into one small blob that a launch passes as
  * a __constant buffer (two rank-32 int64 layouts exceed OpenCL's 1024-byte
- * parameter guarantee, REFERENCE.md section 5).
+ * parameter guarantee, docs/device.md section 1).
  *
  * This one header compiles as host C11, OpenCL C 1.2 and CUDA C++: it defines
  * the fixed-width integer types the device code uses (ndx_u8 .. ndx_u64,
@@ -28,8 +28,8 @@
  *
  * The 32-bit form is used exactly when the element count and every position
  * of every operand fit in int32: then every partial sum offset + sum i_a*s_a
- * a kernel forms is itself a position and fits too (REFERENCE.md section 4:
- * 32-bit index math past 2^31 is a known fault).
+ * a kernel forms is itself a position and fits too, so no kernel does 32-bit
+ * index math past 2^31 (docs/device.md section 2, The two word widths).
  *
  * Magic numbers (unsigned division without a divide): for N-bit words
  * (N = 32 or 64) and extent d >= 1, l = ceil(log2 d),
@@ -135,8 +135,8 @@ extern "C" {
  * [1, NDX_PACK_MAX_OPS], a layout no ndx_ call makes, a width outside
  * {1,2,4,8,16,32,64,128} or shapes that differ; NDX_ERANGE when `size` is
  * smaller than the pack. On failure nothing is written. O(n * rank), no allocation. */
-ndx_status ndx_pack(void *buf, size_t size, size_t *used, int n, const ndx_layout *layouts,
-                    int bits);
+NDX_API ndx_status ndx_pack(void *buf, size_t size, size_t *used, int n, const ndx_layout *layouts,
+                            int bits);
 
 /* Packs a copy of element i (C order) of `src` to element i of `dst` as two
  * operands (0: dst, 1: src), normalized for the destination: the pair is
@@ -150,8 +150,8 @@ ndx_status ndx_pack(void *buf, size_t size, size_t *used, int n, const ndx_layou
  * positions increase strictly in the pack's C order.
  * Returns what ndx_pack does (n = 2). O(rank^2) on at most 32 axes, under a
  * microsecond at rank 8, no allocation. */
-ndx_status ndx_pack_copy(void *buf, size_t size, size_t *used, const ndx_layout *dst,
-                         const ndx_layout *src, int bits);
+NDX_API ndx_status ndx_pack_copy(void *buf, size_t size, size_t *used, const ndx_layout *dst,
+                                 const ndx_layout *src, int bits);
 
 /* Reorders the axes of the pack in `buf` (every operand alike): new axis i is
  * old axis perm[i], magic numbers included; the form stays. On a copy's pack
@@ -162,7 +162,7 @@ ndx_status ndx_pack_copy(void *buf, size_t size, size_t *used, const ndx_layout 
  * not a permutation of 0 .. rank-1; NDX_ERANGE when the pack's words do not
  * fit its form (a pack whose words were written by hand).
  * O(nops * rank), no allocation. */
-ndx_status ndx_pack_permute(void *buf, const int32_t *perm);
+NDX_API ndx_status ndx_pack_permute(void *buf, const int32_t *perm);
 
 /* Rewrites the pack in `buf` (of `size` bytes) in the 64-bit form, whatever
  * form it has; `*used` gets its new size. For tests and benchmarks of the
@@ -170,13 +170,13 @@ ndx_status ndx_pack_permute(void *buf, const int32_t *perm);
  * a misaligned `buf`, or a pack of another version or with a rank or operand
  * count out of range (as ndx_pack_permute); NDX_ERANGE when `size` is too small (the pack
  * is then untouched). O(nops * rank), no allocation. */
-ndx_status ndx_pack_widen(void *buf, size_t size, size_t *used);
+NDX_API ndx_status ndx_pack_widen(void *buf, size_t size, size_t *used);
 
 /* The magic multiplier and shift for dividing indices by `d` (1 <= d <=
  * NDX_MAX_NUMEL) with `nbits`-bit words (32 or 64), as the packed form holds
  * them; nbits 32 needs d <= INT32_MAX. Returns true, or false (writing
  * nothing) for other arguments and NULL pointers. O(1), no allocation. */
-bool ndx_pack_magic(int64_t d, int nbits, uint64_t *magic, int *shift);
+NDX_API bool ndx_pack_magic(int64_t d, int nbits, uint64_t *magic, int *shift);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
-/* ndx_sym.h: layouts with bounded symbolic axes (the second seed's
- * `has_dynamic` / `resolve`).
+/* ndx_sym.h: layouts with bounded symbolic axes (docs/semantics.md
+ * section 8).
  *
  * A symbolic axis has a live extent that is only known at run time: a symbol,
  * bound later to a value in [min, max]. The layout is laid out at capacity:
@@ -45,7 +45,7 @@ typedef struct ndx_sym_env {
 
 /* Wraps `l` with no symbolic axis. Returns NDX_OK; NDX_EINVAL for NULL or a
  * layout no ndx_ call makes. O(rank), no allocation. */
-ndx_status ndx_sym_wrap(ndx_sym_layout *out, const ndx_layout *l);
+NDX_API ndx_status ndx_sym_wrap(ndx_sym_layout *out, const ndx_layout *l);
 
 /* Makes `axis` of `l` symbolic: live extent `symbol` in [min, extent of the
  * axis], the extent being its capacity max. One symbol may mark several axes
@@ -53,11 +53,11 @@ ndx_status ndx_sym_wrap(ndx_sym_layout *out, const ndx_layout *l);
  * for NULL, a layout no ndx_ call makes, an axis out of range, an axis already
  * symbolic, a negative symbol, or min outside [0, extent]. On failure `out` is
  * untouched. O(rank), no allocation. */
-ndx_status ndx_sym_mark(ndx_sym_layout *out, const ndx_sym_layout *l, int axis, int32_t symbol,
-                        int64_t min);
+NDX_API ndx_status ndx_sym_mark(ndx_sym_layout *out, const ndx_sym_layout *l, int axis,
+                                int32_t symbol, int64_t min);
 
 /* True iff `l` has a symbolic axis; false for NULL. Never fails. O(1). */
-bool ndx_sym_has_dynamic(const ndx_sym_layout *l);
+NDX_API bool ndx_sym_has_dynamic(const ndx_sym_layout *l);
 
 /* Moves `l` by `m` (see ndx_apply) and carries each symbolic axis, with its
  * symbol, min and reversed bit, to where `m` puts it. `out` may be `l`.
@@ -76,7 +76,7 @@ bool ndx_sym_has_dynamic(const ndx_sym_layout *l);
  * ndx_apply when `m` breaks a rule of its kind; then NDX_EUNSUPPORTED, naming
  * the axis and symbol, when `m` does not keep a symbolic axis whole; then
  * NDX_ENOVIEW as ndx_apply. On failure `out` is untouched. O(rank + n), no allocation. */
-ndx_status ndx_sym_apply(ndx_sym_layout *out, const ndx_move *m, const ndx_sym_layout *l);
+NDX_API ndx_status ndx_sym_apply(ndx_sym_layout *out, const ndx_move *m, const ndx_sym_layout *l);
 
 /* The plain layout with each symbolic axis at its bound value n: strides
  * kept, the offset kept except that a reversed axis moves it by (max-n)*stride
@@ -86,7 +86,8 @@ ndx_status ndx_sym_apply(ndx_sym_layout *out, const ndx_move *m, const ndx_sym_l
  * the axis and the symbol), or a value outside [min, max] (naming the axis,
  * the symbol, the value and the bounds). On failure `out` is untouched.
  * O(rank * env->n), no allocation. */
-ndx_status ndx_sym_resolve(ndx_layout *out, const ndx_sym_layout *l, const ndx_sym_env *env);
+NDX_API ndx_status ndx_sym_resolve(ndx_layout *out, const ndx_sym_layout *l,
+                                   const ndx_sym_env *env);
 
 #ifdef __cplusplus
 }

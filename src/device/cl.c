@@ -175,7 +175,7 @@ static const char *cl_error_name(cl_int e) {
 }
 
 static ndx_status cl_fail(const char *fn, const char *call, cl_int e) {
-  return ndx_fail(NDX_EDEVICE, "%s: %s failed: %d (%s)", fn, call, (int)e, cl_error_name(e));
+  return ndx_set_error(NDX_EDEVICE, "%s: %s failed: %d (%s)", fn, call, (int)e, cl_error_name(e));
 }
 
 /* ---- Programs -------------------------------------------------------------- */
@@ -336,8 +336,8 @@ static ndx_status build_source(ndx_cl *cl, int wide, cl_program *out) {
         n = 0;
       log[n] = '\0';
     }
-    ndx_fail(NDX_EDEVICE, "ndx_cl_create: clBuildProgram (%s) failed: %d (%s); build log:\n%s",
-             ndx_cl_build_options(wide), (int)e, cl_error_name(e), log ? log : "(none)");
+    ndx_set_error(NDX_EDEVICE, "ndx_cl_create: clBuildProgram (%s) failed: %d (%s); build log:\n%s",
+                  ndx_cl_build_options(wide), (int)e, cl_error_name(e), log ? log : "(none)");
     free(log);
     clReleaseProgram(p);
     return NDX_EDEVICE;
@@ -393,15 +393,15 @@ void ndx_cl_destroy(ndx_cl *cl) {
 
 ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) {
   if (!out || !context || !device)
-    return ndx_fail(NDX_EINVAL, "ndx_cl_create: %s is NULL",
-                    !out       ? "out"
-                    : !context ? "context"
-                               : "device");
+    return ndx_set_error(NDX_EINVAL, "ndx_cl_create: %s is NULL",
+                         !out       ? "out"
+                         : !context ? "context"
+                                    : "device");
   ndx_cl *cl = calloc(1, sizeof *cl);
-  if (!cl) return ndx_fail(NDX_ENOMEM, "ndx_cl_create: out of host memory");
+  if (!cl) return ndx_set_error(NDX_ENOMEM, "ndx_cl_create: out of host memory");
   if (pthread_mutex_init(&cl->lock, NULL) != 0) {
     free(cl);
-    return ndx_fail(NDX_ENOMEM, "ndx_cl_create: pthread_mutex_init failed");
+    return ndx_set_error(NDX_ENOMEM, "ndx_cl_create: pthread_mutex_init failed");
   }
   cl_int e = clRetainContext(context);
   if (e != CL_SUCCESS) {
@@ -471,13 +471,13 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
                                     const ndx_layout *src_l, int bits, unsigned flags) {
   static const char fn[] = "ndx_cl_plan_create";
   if (!out || !cl || !dst_l || !src_l)
-    return ndx_fail(NDX_EINVAL, "%s: %s is NULL", fn,
-                    !out     ? "out"
-                    : !cl    ? "cl"
-                    : !dst_l ? "dst_l"
-                             : "src_l");
+    return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn,
+                         !out     ? "out"
+                         : !cl    ? "cl"
+                         : !dst_l ? "dst_l"
+                                  : "src_l");
   if (flags & ~(unsigned)(NDX_CL_PLAN_WIDE | NDX_CL_PLAN_GATHER | NDX_CL_PLAN_UNCHECKED))
-    return ndx_fail(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
+    return ndx_set_error(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
   ndx_status st = ndx_copy_check(fn, dst_l, src_l, bits);
   if (st != NDX_OK) return st;
   uint64_t buf[NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK) / 8];
@@ -491,7 +491,7 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
   enum path path = choose_path(&q, bits, flags);
 
   ndx_cl_plan *plan = calloc(1, sizeof *plan);
-  if (!plan) return ndx_fail(NDX_ENOMEM, "%s: out of host memory", fn);
+  if (!plan) return ndx_set_error(NDX_ENOMEM, "%s: out of host memory", fn);
   plan->cl = cl;
   plan->path = path;
   plan->unchecked = (flags & NDX_CL_PLAN_UNCHECKED) != 0;
@@ -553,10 +553,10 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
   }
   if (h->size > cl->max_constant) {
     free(plan);
-    return ndx_fail(NDX_EUNSUPPORTED,
-                    "%s: the packed layouts take %u bytes, past the device's constant buffer "
-                    "size %llu",
-                    fn, h->size, (unsigned long long)cl->max_constant);
+    return ndx_set_error(NDX_EUNSUPPORTED,
+                         "%s: the packed layouts take %u bytes, past the device's constant buffer "
+                         "size %llu",
+                         fn, h->size, (unsigned long long)cl->max_constant);
   }
   int w = log2_bits(bits);
   plan->wide = (int)h->wide;
@@ -622,8 +622,8 @@ static ndx_status check_buffer(const ndx_cl_plan *plan, cl_mem mem, const char *
   size_t offset = 0;
   cl_int e = clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, NULL);
   if (e == CL_INVALID_MEM_OBJECT)
-    return ndx_fail(NDX_EINVAL, "%s: %s is not a valid cl_mem (clGetMemObjectInfo: %d, %s)", fn,
-                    name, (int)e, cl_error_name(e));
+    return ndx_set_error(NDX_EINVAL, "%s: %s is not a valid cl_mem (clGetMemObjectInfo: %d, %s)",
+                         fn, name, (int)e, cl_error_name(e));
   if (e == CL_SUCCESS) e = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof ctx, &ctx, NULL);
   if (e == CL_SUCCESS)
     e = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof info->size, &info->size, NULL);
@@ -633,15 +633,16 @@ static ndx_status check_buffer(const ndx_cl_plan *plan, cl_mem mem, const char *
     e = clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof offset, &offset, NULL);
   if (e != CL_SUCCESS) return cl_fail(fn, "clGetMemObjectInfo", e);
   if (type != CL_MEM_OBJECT_BUFFER)
-    return ndx_fail(NDX_EINVAL, "%s: %s is a memory object of type 0x%x, not a buffer (0x%x)", fn,
-                    name, (unsigned)type, (unsigned)CL_MEM_OBJECT_BUFFER);
+    return ndx_set_error(NDX_EINVAL, "%s: %s is a memory object of type 0x%x, not a buffer (0x%x)",
+                         fn, name, (unsigned)type, (unsigned)CL_MEM_OBJECT_BUFFER);
   if (ctx != plan->cl->context)
-    return ndx_fail(NDX_EINVAL, "%s: %s belongs to another context (%p) than the ndx_cl's (%p)", fn,
-                    name, (void *)ctx, (void *)plan->cl->context);
+    return ndx_set_error(NDX_EINVAL,
+                         "%s: %s belongs to another context (%p) than the ndx_cl's (%p)", fn, name,
+                         (void *)ctx, (void *)plan->cl->context);
   if (!plan->unchecked && (uint64_t)end > info->size)
-    return ndx_fail(NDX_ERANGE,
-                    "%s: %s needs %lld bytes (its layout touches bytes [%lld, %lld)), %s has %zu",
-                    fn, name, (long long)end, (long long)lo, (long long)end, name, info->size);
+    return ndx_set_error(
+        NDX_ERANGE, "%s: %s needs %lld bytes (its layout touches bytes [%lld, %lld)), %s has %zu",
+        fn, name, (long long)end, (long long)lo, (long long)end, name, info->size);
   info->root = parent ? parent : mem;
   info->offset = parent ? offset : 0;
   return NDX_OK;
@@ -654,11 +655,12 @@ static ndx_status check_report(const check *c) {
   uint64_t pos = c->host[2] | (uint64_t)c->host[3] << 32;
   uint64_t need = c->host[4] | (uint64_t)c->host[5] << 32;
   uint64_t item = c->host[6] | (uint64_t)c->host[7] << 32;
-  return ndx_fail(NDX_ERANGE,
-                  "ndx_cl_plan_enqueue: bounds check: kernel %s, work-item %llu: element position "
-                  "%llu of %s needs %llu bytes, %s has %zu; that work-item copied nothing",
-                  c->kernel, (unsigned long long)item, (unsigned long long)pos, k ? "src" : "dst",
-                  (unsigned long long)need, k ? "src" : "dst", c->size[k]);
+  return ndx_set_error(
+      NDX_ERANGE,
+      "ndx_cl_plan_enqueue: bounds check: kernel %s, work-item %llu: element position "
+      "%llu of %s needs %llu bytes, %s has %zu; that work-item copied nothing",
+      c->kernel, (unsigned long long)item, (unsigned long long)pos, k ? "src" : "dst",
+      (unsigned long long)need, k ? "src" : "dst", c->size[k]);
 }
 
 /* Waits for a check's read-back, frees it and returns its report. */
@@ -672,7 +674,7 @@ static ndx_status check_finish(check *c) {
 }
 
 ndx_status ndx_cl_check(ndx_cl *cl) {
-  if (!cl) return ndx_fail(NDX_EINVAL, "ndx_cl_check: cl is NULL");
+  if (!cl) return ndx_set_error(NDX_EINVAL, "ndx_cl_check: cl is NULL");
   pthread_mutex_lock(&cl->lock);
   check *c = cl->pending;
   cl->pending = NULL;
@@ -699,7 +701,7 @@ static ndx_status enqueue_kernel(const ndx_cl_plan *plan, cl_command_queue queue
   cl_int e;
   if (NDX_BOUNDS_CHECK) {
     c = calloc(1, sizeof *c);
-    if (!c) return ndx_fail(NDX_ENOMEM, "%s: out of host memory", fn);
+    if (!c) return ndx_set_error(NDX_ENOMEM, "%s: out of host memory", fn);
     c->status = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                sizeof c->host, c->host, &e);
     if (e != CL_SUCCESS) {
@@ -771,22 +773,22 @@ ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, 
                                cl_mem src, cl_uint nwait, const cl_event *wait, cl_event *done) {
   static const char fn[] = "ndx_cl_plan_enqueue";
   if (!plan || !queue || !dst || !src)
-    return ndx_fail(NDX_EINVAL, "%s: %s is NULL", fn,
-                    !plan    ? "plan"
-                    : !queue ? "queue"
-                    : !dst   ? "dst"
-                             : "src");
+    return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn,
+                         !plan    ? "plan"
+                         : !queue ? "queue"
+                         : !dst   ? "dst"
+                                  : "src");
   if ((nwait > 0) != (wait != NULL))
-    return ndx_fail(NDX_EINVAL, "%s: nwait is %u but wait is %s", fn, (unsigned)nwait,
-                    wait ? "not NULL" : "NULL");
+    return ndx_set_error(NDX_EINVAL, "%s: nwait is %u but wait is %s", fn, (unsigned)nwait,
+                         wait ? "not NULL" : "NULL");
   cl_context ctx;
   cl_device_id dev;
   cl_int e = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
   if (e == CL_SUCCESS) e = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
   if (e != CL_SUCCESS) return cl_fail(fn, "clGetCommandQueueInfo", e);
   if (ctx != plan->cl->context || dev != plan->cl->device)
-    return ndx_fail(NDX_EINVAL, "%s: queue belongs to another %s than the ndx_cl's", fn,
-                    ctx != plan->cl->context ? "context" : "device");
+    return ndx_set_error(NDX_EINVAL, "%s: queue belongs to another %s than the ndx_cl's", fn,
+                         ctx != plan->cl->context ? "context" : "device");
   buffer_info bd, bs;
   ndx_status s = check_buffer(plan, dst, "dst", plan->dst_lo, plan->dst_end, &bd);
   if (s == NDX_OK) s = check_buffer(plan, src, "src", plan->src_lo, plan->src_end, &bs);
@@ -795,10 +797,11 @@ ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, 
   uint64_t d0 = bd.offset + (uint64_t)plan->dst_lo, d1 = bd.offset + (uint64_t)plan->dst_end;
   uint64_t s0 = bs.offset + (uint64_t)plan->src_lo, s1 = bs.offset + (uint64_t)plan->src_end;
   if (bd.root == bs.root && d0 < s1 && s0 < d1)
-    return ndx_fail(NDX_EINVAL, "%s: dst and src are %s and the layouts share bytes [%llu, %llu)%s",
-                    fn, dst == src ? "one buffer" : "sub-buffers of one buffer",
-                    (unsigned long long)(d0 > s0 ? d0 : s0),
-                    (unsigned long long)(d1 < s1 ? d1 : s1), dst == src ? "" : " of their parent");
+    return ndx_set_error(
+        NDX_EINVAL, "%s: dst and src are %s and the layouts share bytes [%llu, %llu)%s", fn,
+        dst == src ? "one buffer" : "sub-buffers of one buffer",
+        (unsigned long long)(d0 > s0 ? d0 : s0), (unsigned long long)(d1 < s1 ? d1 : s1),
+        dst == src ? "" : " of their parent");
   switch (plan->path) {
   case P_EMPTY:
     if (done || nwait) {

@@ -15,18 +15,18 @@
 #include "host/ndx_internal.h"
 
 static ndx_status cuda_fail(const char *what, cudaError_t e) {
-  return ndx_fail(NDX_EDEVICE, "ndx_cuda_plan_launch: %s failed: %s (%s)", what,
-                  cudaGetErrorName(e), cudaGetErrorString(e));
+  return ndx_set_error(NDX_EDEVICE, "ndx_cuda_plan_launch: %s failed: %s (%s)", what,
+                       cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
 ndx_status ndx_cuda_plan_create_flags(struct ndx_cuda_plan **out, const ndx_layout *dst_l,
                                       const ndx_layout *src_l, int bits, unsigned flags) {
-  if (!out) return ndx_fail(NDX_EINVAL, "ndx_cuda_plan_create: out is NULL");
+  if (!out) return ndx_set_error(NDX_EINVAL, "ndx_cuda_plan_create: out is NULL");
   struct ndx_cuda_plan tmp;
   ndx_status s = ndx_cuda_plan_fill(&tmp, dst_l, src_l, bits, flags);
   if (s != NDX_OK) return s;
   struct ndx_cuda_plan *plan = malloc(sizeof *plan);
-  if (!plan) return ndx_fail(NDX_ENOMEM, "ndx_cuda_plan_create: out of host memory");
+  if (!plan) return ndx_set_error(NDX_ENOMEM, "ndx_cuda_plan_create: out of host memory");
   *plan = tmp;
   *out = plan;
   return NDX_OK;
@@ -44,23 +44,23 @@ void ndx_cuda_plan_destroy(ndx_cuda_plan *plan) {
 ndx_status ndx_cuda_plan_launch(const ndx_cuda_plan *plan, cudaStream_t stream, void *dst,
                                 const void *src) {
   static const char fn[] = "ndx_cuda_plan_launch";
-  if (!plan) return ndx_fail(NDX_EINVAL, "%s: plan is NULL", fn);
+  if (!plan) return ndx_set_error(NDX_EINVAL, "%s: plan is NULL", fn);
   if (plan->nsteps == 0) return NDX_OK; /* an empty copy launches nothing */
-  if (!dst || !src) return ndx_fail(NDX_EINVAL, "%s: %s is NULL", fn, dst ? "src" : "dst");
+  if (!dst || !src) return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn, dst ? "src" : "dst");
   uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
   if (plan->bits >= 8) {
     uintptr_t align = plan->bits >= 128 ? 16 : (uintptr_t)plan->bits / 8;
     if (d % align || s % align)
-      return ndx_fail(NDX_EINVAL, "%s: %s %p is not aligned to %u bytes for %d-bit elements", fn,
-                      d % align ? "dst" : "src", d % align ? dst : src, (unsigned)align,
-                      plan->bits);
+      return ndx_set_error(NDX_EINVAL, "%s: %s %p is not aligned to %u bytes for %d-bit elements",
+                           fn, d % align ? "dst" : "src", d % align ? dst : src, (unsigned)align,
+                           plan->bits);
   }
   uintptr_t dlo = d + (uintptr_t)plan->dst_lo, dend = d + (uintptr_t)plan->dst_end;
   uintptr_t slo = s + (uintptr_t)plan->src_lo, send = s + (uintptr_t)plan->src_end;
   if (dlo < send && slo < dend)
-    return ndx_fail(NDX_EINVAL,
-                    "%s: the destination's bytes [%p, %p) and the source's [%p, %p) overlap", fn,
-                    (void *)dlo, (void *)dend, (void *)slo, (void *)send);
+    return ndx_set_error(NDX_EINVAL,
+                         "%s: the destination's bytes [%p, %p) and the source's [%p, %p) overlap",
+                         fn, (void *)dlo, (void *)dend, (void *)slo, (void *)send);
   ndx_cuda_step steps[NDX_CUDA_MAX_STEPS];
   int n = ndx_cuda_plan_steps(plan, d, s, steps);
   for (int k = 0; k < n; k++) {

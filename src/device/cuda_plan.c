@@ -2,7 +2,7 @@
  * steps (cuda_internal.h). Plain C with no CUDA call, so the plans can be
  * made, and emulated, on machines without a GPU.
  *
- * The path follows ndx_cl's dispatch (REFERENCE.md section 5): contiguous
+ * The path follows ndx_cl's dispatch (docs/device.md section 9): contiguous
  * on both sides -> one cudaMemcpyAsync; innermost unit stride on both sides
  * -> rows (FLAT with vectors); a (batched) 2-d transpose -> TILE, or WORDS
  * for aligned widths of 16 bits or less; anything else -> gather (FLAT one
@@ -225,7 +225,7 @@ static ndx_status add_edges(struct ndx_cuda_plan *plan, const ndx_copy_pair *q,
     if (st != NDX_OK) return st;
     for (int k = 0; k < sub.nsteps; k++) {
       if (plan->nsteps == NDX_CUDA_MAX_STEPS)
-        return ndx_fail(NDX_EUNSUPPORTED, "ndx_cuda_plan_create: internal: too many steps");
+        return ndx_set_error(NDX_EUNSUPPORTED, "ndx_cuda_plan_create: internal: too many steps");
       plan->step[plan->nsteps++] = sub.step[k];
     }
   }
@@ -320,9 +320,12 @@ ndx_status ndx_cuda_plan_fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_
                               const ndx_layout *src_l, int bits, unsigned flags) {
   static const char fn[] = "ndx_cuda_plan_create";
   if (!plan || !dst_l || !src_l)
-    return ndx_fail(NDX_EINVAL, "%s: %s is NULL", fn, !plan ? "out" : !dst_l ? "dst_l" : "src_l");
+    return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn,
+                         !plan    ? "out"
+                         : !dst_l ? "dst_l"
+                                  : "src_l");
   if (flags & ~(unsigned)(NDX_CUDA_PLAN_WIDE | NDX_CUDA_PLAN_GATHER | NDX_CUDA_PLAN_NO_WORDS))
-    return ndx_fail(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
+    return ndx_set_error(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
   ndx_status st = ndx_copy_check(fn, dst_l, src_l, bits);
   if (st != NDX_OK) return st;
   struct ndx_cuda_plan tmp;

@@ -1,5 +1,5 @@
 /* coalesce.c: merging the axes that every layout of a copy lays out as one run
- * (REFERENCE.md section 3), the step every kernel launch starts with.
+ * (docs/semantics.md section 5), the step every kernel launch starts with.
  *
  * The merge plan is made once from all layouts: result axis r has extent
  * extent[r] and takes its strides from old axis inner[r], the innermost of
@@ -17,9 +17,9 @@ static bool mergeable(int n, const ndx_layout *in, int a, int b) {
 }
 
 ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out) {
-  if (!in || !out) return ndx_fail(NDX_EINVAL, "ndx_coalesce: %s is NULL", in ? "out" : "in");
+  if (!in || !out) return ndx_set_error(NDX_EINVAL, "ndx_coalesce: %s is NULL", in ? "out" : "in");
   if (n < 1 || n > NDX_COALESCE_MAX)
-    return ndx_fail(NDX_EINVAL, "ndx_coalesce: n = %d is not in [1, %d]", n, NDX_COALESCE_MAX);
+    return ndx_set_error(NDX_EINVAL, "ndx_coalesce: n = %d is not in [1, %d]", n, NDX_COALESCE_MAX);
   for (int k = 0; k < n; k++) {
     ndx_status st = ndx_check_layout_nth("ndx_coalesce", "in[%d]", k, &in[k]);
     if (st != NDX_OK) return st;
@@ -30,9 +30,9 @@ ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out) {
     for (int a = 0; same && a < first->rank; a++) same = in[k].shape[a] == first->shape[a];
     if (!same) {
       char s0[NDX_DIMS_BUF], sk[NDX_DIMS_BUF];
-      return ndx_fail(NDX_EINVAL, "ndx_coalesce: layout %d has shape %s, layout 0 has %s", k,
-                      ndx_fmt_dims(sk, sizeof sk, in[k].rank, in[k].shape),
-                      ndx_fmt_dims(s0, sizeof s0, first->rank, first->shape));
+      return ndx_set_error(NDX_EINVAL, "ndx_coalesce: layout %d has shape %s, layout 0 has %s", k,
+                           ndx_fmt_dims(sk, sizeof sk, in[k].rank, in[k].shape),
+                           ndx_fmt_dims(s0, sizeof s0, first->rank, first->shape));
     }
   }
   ndx_coalesce_checked(n, in, out);

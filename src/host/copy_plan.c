@@ -14,8 +14,8 @@ bool ndx_copy_bits_ok(int bits) {
 ndx_status ndx_copy_check(const char *call, const ndx_layout *dst, const ndx_layout *src,
                           int bits) {
   if (!ndx_copy_bits_ok(bits))
-    return ndx_fail(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", call,
-                    bits);
+    return ndx_set_error(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", call,
+                         bits);
   ndx_status st = ndx_check_layout(call, "dst_l", dst);
   if (st == NDX_OK) st = ndx_check_layout(call, "src_l", src);
   if (st != NDX_OK) return st;
@@ -23,15 +23,16 @@ ndx_status ndx_copy_check(const char *call, const ndx_layout *dst, const ndx_lay
   for (int a = 0; same && a < dst->rank; a++) same = dst->shape[a] == src->shape[a];
   char d[NDX_DIMS_BUF], s[NDX_DIMS_BUF];
   if (!same)
-    return ndx_fail(NDX_EINVAL, "%s: dst_l has shape %s, src_l has %s", call,
-                    ndx_fmt_dims(d, sizeof d, dst->rank, dst->shape),
-                    ndx_fmt_dims(s, sizeof s, src->rank, src->shape));
+    return ndx_set_error(NDX_EINVAL, "%s: dst_l has shape %s, src_l has %s", call,
+                         ndx_fmt_dims(d, sizeof d, dst->rank, dst->shape),
+                         ndx_fmt_dims(s, sizeof s, src->rank, src->shape));
   if (!ndx_is_distinct(dst))
-    return ndx_fail(NDX_EINVAL,
-                    "%s: dst_l (shape %s, strides %s) is not distinct: two elements would share "
-                    "a position",
-                    call, ndx_fmt_dims(d, sizeof d, dst->rank, dst->shape),
-                    ndx_fmt_dims(s, sizeof s, dst->rank, dst->strides));
+    return ndx_set_error(
+        NDX_EINVAL,
+        "%s: dst_l (shape %s, strides %s) is not distinct: two elements would share "
+        "a position",
+        call, ndx_fmt_dims(d, sizeof d, dst->rank, dst->shape),
+        ndx_fmt_dims(s, sizeof s, dst->rank, dst->strides));
   return NDX_OK;
 }
 
@@ -56,7 +57,7 @@ int ndx_copy_transpose_axis(const ndx_copy_pair *q) {
 void ndx_copy_byte_span(const ndx_layout *l, int bits, int64_t *lo, int64_t *end) {
   int64_t a, b;
   ndx_span(l, &a, &b);
-  /* positions < 2^53 and bits <= 128: the products fit (REFERENCE.md section 1) */
+  /* positions < 2^53 and bits <= 128: the products fit in int64 (docs/semantics.md section 3) */
   *lo = a == b ? 0 : a * bits / 8;
   *end = a == b ? 0 : (b * bits + 7) / 8;
 }

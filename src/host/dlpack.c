@@ -1,9 +1,10 @@
-/* dlpack.c: layouts to and from DLPack's DLTensor (REFERENCE.md section 6).
+/* dlpack.c: layouts to and from DLPack's DLTensor (the rules: docs/dlpack.md).
  *
  * Both directions only translate units: DLPack counts shape and strides in
  * elements, as ndx does, and the start in bytes, where ndx counts elements. The
  * limits are ndx_make's (through ndx_build), so an imported layout passes
- * exactly the checks every other layout passes. */
+ * exactly the checks every other layout passes; import alone may count them from
+ * a few bytes before `data` (the base shift), for views reaching below it. */
 #include <stdio.h>
 
 #include "copy_plan.h"
@@ -51,9 +52,9 @@ static ndx_status offset_position(uint64_t byte_offset, int width, int64_t *pos)
   if (width >= 8) {
     uint64_t bytes = (uint64_t)width / 8;
     if (byte_offset % bytes != 0)
-      return ndx_fail(NDX_EUNSUPPORTED,
-                      "%s: t->byte_offset %llu is not a whole number of %d-bit elements", call,
-                      (unsigned long long)byte_offset, width);
+      return ndx_set_error(NDX_EUNSUPPORTED,
+                           "%s: t->byte_offset %llu is not a whole number of %d-bit elements", call,
+                           (unsigned long long)byte_offset, width);
     p = byte_offset / bytes;
     fits = true;
   } else {
@@ -66,24 +67,92 @@ static ndx_status offset_position(uint64_t byte_offset, int width, int64_t *pos)
       snprintf(where, sizeof where, "%llu", (unsigned long long)p);
     else
       snprintf(where, sizeof where, "above UINT64_MAX");
-    return ndx_fail(NDX_ERANGE,
-                    "%s: t->byte_offset %llu is element position %s of %d bits, past 2^53 - 1",
-                    call, (unsigned long long)byte_offset, where, width);
+    return ndx_set_error(NDX_ERANGE,
+                         "%s: t->byte_offset %llu is element position %s of %d bits, past 2^53 - 1",
+                         call, (unsigned long long)byte_offset, where, width);
   }
   *pos = (int64_t)p;
   return NDX_OK;
 }
 
-ndx_status ndx_dlpack_import(ndx_layout *out, int *bits, const DLTensor *t) {
+/* Where a tensor's element positions start, relative to t->data: the lowest
+ * and highest positions it reaches (lo <= p0 <= hi, p0 = byte_offset in
+ * elements), each with a flag saying it fits in int64. */
+typedef struct reach {
+  int64_t lo, hi;
+  bool lo_ok, hi_ok;
+} reach;
+
+/* The reach of positions p0 + sum i*s over `shape` and `strides`. Refuses an
+ * axis of extent d > 1 whose (d-1)*|s| overflows int64 (INT64_MIN included),
+ * naming the field, even in a tensor with no element: ndx_make refuses it too.
+ * Compact strides (t->strides NULL) never overflow: they are bounded by the
+ * element count. */
+static ndx_status tensor_reach(int rank, const int64_t *shape, const int64_t *strides, int64_t p0,
+                               reach *r) {
   static const char *call = "ndx_dlpack_import";
-  if (!t) return ndx_fail(NDX_EINVAL, "%s: t is NULL", call);
-  if (!out) return ndx_fail(NDX_EINVAL, "%s: out is NULL", call);
-  if (!bits) return ndx_fail(NDX_EINVAL, "%s: bits is NULL", call);
+  *r = (reach){p0, p0, true, true};
+  for (int a = 0; a < rank; a++) {
+    if (shape[a] <= 1) continue;
+    int64_t s = strides[a], extent;
+    if (s == INT64_MIN || !ndx_mul_ok(shape[a] - 1, s < 0 ? -s : s, &extent))
+      return ndx_set_error(NDX_ERANGE,
+                           "%s: t->strides[%d] is %lld on axis %d of extent %lld: "
+                           "(extent - 1) * |stride| overflows int64",
+                           call, a, (long long)s, a, (long long)shape[a]);
+    if (s < 0)
+      r->lo_ok = r->lo_ok && ndx_add_ok(r->lo, -extent, &r->lo);
+    else
+      r->hi_ok = r->hi_ok && ndx_add_ok(r->hi, extent, &r->hi);
+  }
+  return NDX_OK;
+}
+
+/* The refusal of a tensor reaching below t->data: with no base_shift to
+ * report, or (bytes > 0: the shift it would need) too long a span. */
+static ndx_status below_data_error(const DLTensor *t, int rank, const int64_t *strides, int width,
+                                   const reach *r, bool have_shift, int64_t bytes) {
+  static const char *call = "ndx_dlpack_import";
+  char dims[NDX_DIMS_BUF], lo[32], hi[32];
+  ndx_fmt_dims(dims, sizeof dims, rank, strides);
+  if (r->lo_ok)
+    snprintf(lo, sizeof lo, "%lld", (long long)r->lo);
+  else
+    snprintf(lo, sizeof lo, "below INT64_MIN");
+  if (r->hi_ok)
+    snprintf(hi, sizeof hi, "%lld", (long long)r->hi);
+  else
+    snprintf(hi, sizeof hi, "above INT64_MAX");
+  const char *strides_name = t->strides ? "t->strides" : "compact strides";
+  unsigned long long byte_offset = (unsigned long long)t->byte_offset;
+  if (!have_shift)
+    return ndx_set_error(NDX_ERANGE,
+                         "%s: t->byte_offset %llu with %s %s reaches element position %s of %d "
+                         "bits, below t->data, and base_shift is NULL (pass it to count "
+                         "positions from below t->data)",
+                         call, byte_offset, strides_name, dims, lo, width);
+  if (bytes == 0)
+    return ndx_set_error(NDX_ERANGE,
+                         "%s: t->byte_offset %llu with %s %s reaches element position %s of %d "
+                         "bits, 2^53 or more elements below t->data",
+                         call, byte_offset, strides_name, dims, lo, width);
+  return ndx_set_error(NDX_ERANGE,
+                       "%s: t->byte_offset %llu with %s %s reaches element positions %s to %s of "
+                       "%d bits from t->data: counted from base_shift %lld bytes, the span ends "
+                       "past 2^53 - 1",
+                       call, byte_offset, strides_name, dims, lo, hi, width, (long long)-bytes);
+}
+
+ndx_status ndx_dlpack_import(ndx_layout *out, int *bits, int64_t *base_shift, const DLTensor *t) {
+  static const char *call = "ndx_dlpack_import";
+  if (!t) return ndx_set_error(NDX_EINVAL, "%s: t is NULL", call);
+  if (!out) return ndx_set_error(NDX_EINVAL, "%s: out is NULL", call);
+  if (!bits) return ndx_set_error(NDX_EINVAL, "%s: bits is NULL", call);
   int rank = t->ndim;
-  if (rank < 0) return ndx_fail(NDX_EINVAL, "%s: t->ndim is %d, negative", call, rank);
+  if (rank < 0) return ndx_set_error(NDX_EINVAL, "%s: t->ndim is %d, negative", call, rank);
   if (rank > NDX_MAX_RANK)
-    return ndx_fail(NDX_ERANGE, "%s: t->ndim is %d, past the limit of %d axes", call, rank,
-                    NDX_MAX_RANK);
+    return ndx_set_error(NDX_ERANGE, "%s: t->ndim is %d, past the limit of %d axes", call, rank,
+                         NDX_MAX_RANK);
   int64_t numel;
   ndx_status st = ndx_check_shape(call, "t->shape", rank, t->shape, &numel);
   if (st != NDX_OK) return st;
@@ -92,18 +161,18 @@ ndx_status ndx_dlpack_import(ndx_layout *out, int *bits, const DLTensor *t) {
   int width = (int)t->dtype.bits * (int)t->dtype.lanes;
   char dtype[80];
   if (!ndx_copy_bits_ok(width))
-    return ndx_fail(NDX_EUNSUPPORTED,
-                    "%s: t->dtype %s is %d bits wide, not one of 1, 2, 4, 8, 16, 32, 64, 128", call,
-                    dtype_text(dtype, sizeof dtype, t->dtype), width);
+    return ndx_set_error(NDX_EUNSUPPORTED,
+                         "%s: t->dtype %s is %d bits wide, not one of 1, 2, 4, 8, 16, 32, 64, 128",
+                         call, dtype_text(dtype, sizeof dtype, t->dtype), width);
   if (t->dtype.lanes > 1 && width < 8)
-    return ndx_fail(NDX_EUNSUPPORTED,
-                    "%s: t->dtype %s is a vector of %u lanes in %d bits, less than a byte: "
-                    "DLPack does not say how its lanes pack",
-                    call, dtype_text(dtype, sizeof dtype, t->dtype), (unsigned)t->dtype.lanes,
-                    width);
+    return ndx_set_error(NDX_EUNSUPPORTED,
+                         "%s: t->dtype %s is a vector of %u lanes in %d bits, less than a byte: "
+                         "DLPack does not say how its lanes pack",
+                         call, dtype_text(dtype, sizeof dtype, t->dtype), (unsigned)t->dtype.lanes,
+                         width);
 
   /* No element: the canonical form drops the offset, so it needs no check
-   * (as ndx_make drops an empty layout's offset). */
+   * (as ndx_make drops an empty layout's offset), and nothing needs a shift. */
   int64_t offset = 0;
   if (numel > 0) {
     st = offset_position(t->byte_offset, width, &offset);
@@ -120,47 +189,76 @@ ndx_status ndx_dlpack_import(ndx_layout *out, int *bits, const DLTensor *t) {
     }
     strides = compact;
   }
+  reach r;
+  st = tensor_reach(rank, t->shape, strides, offset, &r);
+  if (st != NDX_OK) return st;
+
+  /* A producer may point `data` at element [0,...,0] of a view with negative
+   * strides (NumPy does, with byte_offset 0), so positions from `data` can be
+   * negative. Counting them from `shift` bytes before `data` instead, with the
+   * shift the smallest whole number of bytes that makes every position >= 0,
+   * keeps layouts non-negative and gives every tensor reaching nothing below
+   * `data` shift 0 and the layout it always had. */
+  int64_t shift = 0;
+  if (numel > 0 && (!r.lo_ok || r.lo < 0)) {
+    int64_t bytes = 0, moved = 0, last = 0;
+    /* The span then starts within the first byte, so it must be shorter than
+     * 2^53 elements: bounding -lo first keeps -lo * width in int64. */
+    bool fits = base_shift && r.lo_ok && r.lo > -NDX_MAX_NUMEL;
+    if (fits) {
+      bytes = (-r.lo * width + 7) / 8; /* -lo < 2^53, width <= 128 */
+      moved = bytes * 8 / width;       /* exact: 8 % width == 0 or width % 8 == 0 */
+      fits = r.hi_ok && ndx_add_ok(r.hi, moved, &last) && last < NDX_MAX_NUMEL;
+    }
+    if (!fits) return below_data_error(t, rank, strides, width, &r, base_shift != NULL, bytes);
+    offset += moved;
+    shift = -bytes;
+  }
+
   ndx_layout l;
   st = ndx_build(call, &l, rank, t->shape, strides, offset);
   if (st != NDX_OK) return st;
   *out = l;
   *bits = width;
+  if (base_shift) *base_shift = shift;
   return NDX_OK;
 }
 
 ndx_status ndx_dlpack_export(DLTensor *t, const ndx_layout *l, int bits) {
   static const char *call = "ndx_dlpack_export";
-  if (!t) return ndx_fail(NDX_EINVAL, "%s: t is NULL", call);
-  if (!l) return ndx_fail(NDX_EINVAL, "%s: l is NULL", call);
+  if (!t) return ndx_set_error(NDX_EINVAL, "%s: t is NULL", call);
+  if (!l) return ndx_set_error(NDX_EINVAL, "%s: l is NULL", call);
   /* No ndx_ call makes a negative offset; the rule is still DLPack's
    * (byte_offset is unsigned), so it is named before the general check. */
   if (l->offset < 0)
-    return ndx_fail(NDX_EUNSUPPORTED,
-                    "%s: l->offset %lld is negative; t->byte_offset (unsigned) cannot express it",
-                    call, (long long)l->offset);
+    return ndx_set_error(
+        NDX_EUNSUPPORTED,
+        "%s: l->offset %lld is negative; t->byte_offset (unsigned) cannot express it", call,
+        (long long)l->offset);
   ndx_status st = ndx_check_layout(call, "l", l);
   if (st != NDX_OK) return st;
   if (l->rank > 0 && !t->shape)
-    return ndx_fail(NDX_EINVAL, "%s: t->shape is NULL at rank %d: pass an array of %d entries",
-                    call, (int)l->rank, (int)l->rank);
+    return ndx_set_error(NDX_EINVAL, "%s: t->shape is NULL at rank %d: pass an array of %d entries",
+                         call, (int)l->rank, (int)l->rank);
   if (l->rank > 0 && !t->strides)
-    return ndx_fail(NDX_EINVAL,
-                    "%s: t->strides is NULL at rank %d: pass an array of %d entries (export "
-                    "always fills strides)",
-                    call, (int)l->rank, (int)l->rank);
+    return ndx_set_error(NDX_EINVAL,
+                         "%s: t->strides is NULL at rank %d: pass an array of %d entries (export "
+                         "always fills strides)",
+                         call, (int)l->rank, (int)l->rank);
   if (!ndx_copy_bits_ok(bits))
-    return ndx_fail(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", call,
-                    bits);
+    return ndx_set_error(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", call,
+                         bits);
   int64_t offset = l->offset;
   if (offset >= NDX_MAX_NUMEL) /* keeps offset * bits in int64 */
-    return ndx_fail(NDX_EINVAL, "%s: l->offset %lld is past 2^53 - 1: not a layout ndx_ calls make",
-                    call, (long long)offset);
+    return ndx_set_error(NDX_EINVAL,
+                         "%s: l->offset %lld is past 2^53 - 1: not a layout ndx_ calls make", call,
+                         (long long)offset);
   int64_t bit = offset * bits; /* < 2^53 * 128 */
   if (bit % 8 != 0)
-    return ndx_fail(NDX_EUNSUPPORTED,
-                    "%s: l->offset %lld of %d-bit elements starts at bit %lld of byte %lld; "
-                    "a DLTensor has no bit offset",
-                    call, (long long)offset, bits, (long long)(bit % 8), (long long)(bit / 8));
+    return ndx_set_error(NDX_EUNSUPPORTED,
+                         "%s: l->offset %lld of %d-bit elements starts at bit %lld of byte %lld; "
+                         "a DLTensor has no bit offset",
+                         call, (long long)offset, bits, (long long)(bit % 8), (long long)(bit / 8));
 
   /* Lanes: keep the caller's vector split where it divides the width (and the
    * result is one ndx_dlpack_import reads back: a vector of at least 8 bits). */

@@ -1,4 +1,5 @@
-/* error.c: status names and the thread-local message of the last failure. */
+/* error.c: status names, the thread-local message of the last failure, and
+ * the library's version. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +34,7 @@ const char *ndx_last_error(void) {
   return last_message;
 }
 
-ndx_status ndx_fail(ndx_status s, const char *fmt, ...) {
+ndx_status ndx_set_error(ndx_status s, const char *fmt, ...) {
   /* Formatted aside first: an argument may be ndx_last_error() itself. */
   char message[NDX_MESSAGE_MAX];
   va_list ap;
@@ -44,15 +45,10 @@ ndx_status ndx_fail(ndx_status s, const char *fmt, ...) {
   return s;
 }
 
-char *ndx_fmt_dims(char *buf, size_t size, int n, const int64_t *v) {
-  size_t used = 0;
-  for (int i = -1; i <= n; i++) {
-    if (used >= size) break; /* snprintf has already NUL-terminated the text */
-    int k = i < 0    ? snprintf(buf + used, size - used, "[")
-            : i == n ? snprintf(buf + used, size - used, "]")
-                     : snprintf(buf + used, size - used, "%s%lld", i ? "," : "", (long long)v[i]);
-    if (k < 0) break;
-    used += (size_t)k;
-  }
-  return buf;
+unsigned ndx_version(void) {
+  return NDX_VERSION_NUMBER;
+}
+
+const char *ndx_version_string(void) {
+  return NDX_VERSION_STRING;
 }

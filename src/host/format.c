@@ -37,8 +37,8 @@ typedef struct cursor {
 } cursor;
 
 static ndx_status parse_error(const cursor *c, const char *what) {
-  return ndx_fail(NDX_EINVAL, "ndx_parse: %s at column %d of '%s'", what,
-                  (int)(c->at - c->text) + 1, c->text);
+  return ndx_set_error(NDX_EINVAL, "ndx_parse: %s at column %d of '%s'", what,
+                       (int)(c->at - c->text) + 1, c->text);
 }
 
 static void skip_space(cursor *c) {
@@ -73,8 +73,8 @@ static ndx_status parse_list(cursor *c, int64_t *v, int *n) {
     ndx_status st = parse_int(c, &x);
     if (st != NDX_OK) return st;
     if (*n == NDX_MAX_RANK) /* past the rank limit, as ndx_make says it */
-      return ndx_fail(NDX_ERANGE, "ndx_parse: more than %d values at column %d of '%s'",
-                      NDX_MAX_RANK, (int)(c->at - c->text), c->text);
+      return ndx_set_error(NDX_ERANGE, "ndx_parse: more than %d values at column %d of '%s'",
+                           NDX_MAX_RANK, (int)(c->at - c->text), c->text);
     v[(*n)++] = x;
     skip_space(c);
     if (*c->at == ']') {
@@ -88,7 +88,8 @@ static ndx_status parse_list(cursor *c, int64_t *v, int *n) {
 }
 
 ndx_status ndx_parse(ndx_layout *out, const char *text) {
-  if (!out || !text) return ndx_fail(NDX_EINVAL, "ndx_parse: %s is NULL", out ? "text" : "out");
+  if (!out || !text)
+    return ndx_set_error(NDX_EINVAL, "ndx_parse: %s is NULL", out ? "text" : "out");
   cursor c = {text, text};
   int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK], offset = 0;
   int rank = -1, nstrides = -1;
@@ -111,7 +112,7 @@ ndx_status ndx_parse(ndx_layout *out, const char *text) {
     if (st != NDX_OK) return st;
     if (*c.at && !isspace((unsigned char)*c.at)) return parse_error(&c, "expected a space");
   }
-  if (rank < 0) return ndx_fail(NDX_EINVAL, "ndx_parse: no shape=[..] in '%s'", text);
+  if (rank < 0) return ndx_set_error(NDX_EINVAL, "ndx_parse: no shape=[..] in '%s'", text);
   if (nstrides < 0) { /* C order: steps bounded by the element count once the shape fits */
     int64_t numel, step = 1;
     ndx_status st = ndx_check_shape("ndx_parse", "shape", rank, shape, &numel);
@@ -121,7 +122,8 @@ ndx_status ndx_parse(ndx_layout *out, const char *text) {
       if (shape[a] > 0) step *= shape[a];
     }
   } else if (nstrides != rank) {
-    return ndx_fail(NDX_EINVAL, "ndx_parse: %d strides for %d axes in '%s'", nstrides, rank, text);
+    return ndx_set_error(NDX_EINVAL, "ndx_parse: %d strides for %d axes in '%s'", nstrides, rank,
+                         text);
   }
   return ndx_build("ndx_parse", out, rank, shape, strides, offset);
 }

@@ -1,6 +1,6 @@
 /* iter.c: walking the positions of a layout on the host (ndx_iter.h).
  *
- * Everything here starts from the coalesced layout (REFERENCE.md section 3):
+ * Everything here starts from the coalesced layout (docs/semantics.md section 5):
  * it reaches the same positions in the same C order over as few axes as
  * possible, has at least one axis, and has no extent-1 axis unless it is the
  * single axis [1] of a one-element layout. So the odometer steps over the

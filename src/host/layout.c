@@ -1,49 +1,13 @@
 /* layout.c: building canonical layouts and the queries on them.
  *
- * Every layout is made by ndx_build, which checks the limits of REFERENCE.md
- * section 1 with overflow-checked arithmetic and writes the canonical form:
- * extent-1 axes get stride 0, a layout with no element gets offset 0 and
- * strides 0. */
+ * Every layout is made by ndx_build, which checks the limits (docs/semantics.md
+ * section 3) with overflow-checked arithmetic and writes the canonical form
+ * (section 2): extent-1 axes get stride 0, a layout with no element gets
+ * offset 0 and strides 0. */
 #include <stdio.h>
 #include <string.h>
 
 #include "ndx_internal.h"
-
-ndx_status ndx_check_shape(const char *call, const char *what, int rank, const int64_t *shape,
-                           int64_t *numel) {
-  if (rank < 0) return ndx_fail(NDX_EINVAL, "%s: %s has negative rank %d", call, what, rank);
-  if (rank > NDX_MAX_RANK)
-    return ndx_fail(NDX_ERANGE, "%s: %s has rank %d, past the limit of %d axes", call, what, rank,
-                    NDX_MAX_RANK);
-  if (rank > 0 && !shape)
-    return ndx_fail(NDX_EINVAL, "%s: %s is NULL at rank %d", call, what, rank);
-  int64_t product = 1;
-  bool empty = false;
-  for (int a = 0; a < rank; a++) {
-    if (shape[a] < 0)
-      return ndx_fail(NDX_EINVAL, "%s: %s: axis %d has negative extent %lld", call, what, a,
-                      (long long)shape[a]);
-    if (shape[a] == 0) {
-      empty = true;
-      continue;
-    }
-    if (!ndx_mul_ok(product, shape[a], &product) || product > NDX_MAX_NUMEL) {
-      char dims[NDX_DIMS_BUF];
-      return ndx_fail(NDX_ERANGE, "%s: %s %s: its extents multiply past 2^53 (at axis %d)", call,
-                      what, ndx_fmt_dims(dims, sizeof dims, rank, shape), a);
-    }
-  }
-  *numel = empty ? 0 : product;
-  return NDX_OK;
-}
-
-ndx_status ndx_check_layout(const char *call, const char *name, const ndx_layout *l) {
-  if (!l) return ndx_fail(NDX_EINVAL, "%s: %s is NULL", call, name);
-  char why[NDX_DIMS_BUF + 128];
-  if (ndx_layout_flaw(l, why, sizeof why))
-    return ndx_fail(NDX_EINVAL, "%s: %s %s", call, name, why);
-  return NDX_OK;
-}
 
 bool ndx_fits(int rank, const int64_t *shape) {
   if (rank < 0 || rank > NDX_MAX_RANK || (rank > 0 && !shape)) return false;
@@ -56,30 +20,25 @@ bool ndx_fits(int rank, const int64_t *shape) {
   return true;
 }
 
-/* |s| for a stride that is not INT64_MIN. */
-static int64_t abs64(int64_t s) {
-  return s < 0 ? -s : s;
-}
-
 ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t *shape,
                      const int64_t *strides, int64_t offset) {
   int64_t numel;
   ndx_status st = ndx_check_shape(call, "shape", rank, shape, &numel);
   if (st != NDX_OK) return st;
-  if (!out) return ndx_fail(NDX_EINVAL, "%s: out is NULL", call);
+  if (!out) return ndx_set_error(NDX_EINVAL, "%s: out is NULL", call);
   if (rank > 0 && !strides)
-    return ndx_fail(NDX_EINVAL, "%s: strides is NULL at rank %d", call, rank);
+    return ndx_set_error(NDX_EINVAL, "%s: strides is NULL at rank %d", call, rank);
   /* lo and hi - 1 are offset plus the negative and the positive reaches. */
   int64_t lo = offset, last = offset;
   bool lo_ok = true, last_ok = true;
   for (int a = 0; a < rank; a++) {
     if (shape[a] <= 1) continue;
     int64_t s = strides[a], reach;
-    if (s == INT64_MIN || !ndx_mul_ok(shape[a] - 1, abs64(s), &reach))
-      return ndx_fail(NDX_ERANGE,
-                      "%s: axis %d: (extent - 1) * |stride| = (%lld - 1) * |%lld| "
-                      "overflows int64",
-                      call, a, (long long)shape[a], (long long)s);
+    if (s == INT64_MIN || !ndx_mul_ok(shape[a] - 1, ndx_abs64(s), &reach))
+      return ndx_set_error(NDX_ERANGE,
+                           "%s: axis %d: (extent - 1) * |stride| = (%lld - 1) * |%lld| "
+                           "overflows int64",
+                           call, a, (long long)shape[a], (long long)s);
     if (s < 0)
       lo_ok = lo_ok && ndx_add_ok(lo, -reach, &lo);
     else
@@ -92,9 +51,9 @@ ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t 
       snprintf(where, sizeof where, "%lld", (long long)(low ? lo : last));
     else
       snprintf(where, sizeof where, "%s", low ? "below INT64_MIN" : "above INT64_MAX");
-    return ndx_fail(NDX_ERANGE, "%s: offset %lld with strides %s reaches position %s, %s", call,
-                    (long long)offset, ndx_fmt_dims(dims, sizeof dims, rank, strides), where,
-                    low ? "below 0" : "past 2^53 - 1");
+    return ndx_set_error(NDX_ERANGE, "%s: offset %lld with strides %s reaches position %s, %s",
+                         call, (long long)offset, ndx_fmt_dims(dims, sizeof dims, rank, strides),
+                         where, low ? "below 0" : "past 2^53 - 1");
   }
   /* Written in place: callers pass shape and strides that are not `out`'s
    * own entries, or are its entries at the same index. */
@@ -107,86 +66,6 @@ ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t 
   }
   for (int a = rank; a < NDX_MAX_RANK; a++) out->shape[a] = out->strides[a] = 0;
   return NDX_OK;
-}
-
-ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k,
-                                const ndx_layout *l) {
-  if (l && !ndx_layout_flaw(l, NULL, 0)) return NDX_OK;
-  char name[48];
-  snprintf(name, sizeof name, name_fmt, k);
-  return ndx_check_layout(call, name, l);
-}
-
-/* The common case of ndx_layout_flaw, with no message to build: every layout
- * argument of every call passes here, so it is branch-light. The extents'
- * product is 1 through zero extents (the rule counts non-zero ones) and never
- * decreases, so checking it once at the end is exact. */
-static bool layout_within_limits(const ndx_layout *l) {
-  int rank = l->rank;
-  if (rank < 0 || rank > NDX_MAX_RANK) return false;
-  int64_t product = 1, lo = l->offset, last = l->offset;
-  bool empty = false, bad = false, off_range = false;
-  for (int a = 0; a < rank; a++) {
-    int64_t d = l->shape[a], s = l->strides[a], reach;
-    bad |= (uint64_t)d > (uint64_t)NDX_MAX_NUMEL;
-    empty |= d == 0;
-    bad |= __builtin_mul_overflow(product, d > 0 ? d : 1, &product);
-    bad |= __builtin_mul_overflow(d > 1 ? d - 1 : 0, s, &reach) || reach == INT64_MIN;
-    off_range |= reach < 0 ? __builtin_add_overflow(lo, reach, &lo)
-                           : __builtin_add_overflow(last, reach, &last);
-  }
-  if (bad || product > NDX_MAX_NUMEL) return false;
-  return empty ? l->offset == 0 : !off_range && lo >= 0 && last < NDX_MAX_NUMEL;
-}
-
-bool ndx_layout_flaw(const ndx_layout *l, char *why, size_t size) {
-  if (layout_within_limits(l)) return false;
-  int rank = l->rank;
-  if (rank < 0 || rank > NDX_MAX_RANK) {
-    snprintf(why, size, "has rank %d, not in [0, %d]", rank, NDX_MAX_RANK);
-    return true;
-  }
-  const char *not_made = "is not a layout ndx_ calls make:";
-  char dims[NDX_DIMS_BUF];
-  int64_t product = 1, lo = l->offset, last = l->offset;
-  bool empty = false, lo_ok = true, last_ok = true;
-  for (int a = 0; a < rank; a++) {
-    int64_t d = l->shape[a], s = l->strides[a], reach;
-    if (d < 0 || d > NDX_MAX_NUMEL) {
-      snprintf(why, size, "%s axis %d has extent %lld, not in [0, 2^53]", not_made, a,
-               (long long)d);
-      return true;
-    }
-    if (d == 0) empty = true;
-    if (d > 0 && (!ndx_mul_ok(product, d, &product) || product > NDX_MAX_NUMEL)) {
-      snprintf(why, size, "%s its extents %s multiply past 2^53", not_made,
-               ndx_fmt_dims(dims, sizeof dims, rank, l->shape));
-      return true;
-    }
-    if (d <= 1) continue;
-    if (s == INT64_MIN || !ndx_mul_ok(d - 1, abs64(s), &reach)) {
-      snprintf(why, size,
-               "%s axis %d: (extent - 1) * |stride| = (%lld - 1) * |%lld| overflows int64",
-               not_made, a, (long long)d, (long long)s);
-      return true;
-    }
-    if (s < 0)
-      lo_ok = lo_ok && ndx_add_ok(lo, -reach, &lo);
-    else
-      last_ok = last_ok && ndx_add_ok(last, reach, &last);
-  }
-  if (empty && l->offset != 0) {
-    snprintf(why, size, "%s it has no element but offset %lld, not 0", not_made,
-             (long long)l->offset);
-    return true;
-  }
-  if (!empty && (!lo_ok || lo < 0 || !last_ok || last >= NDX_MAX_NUMEL)) {
-    snprintf(why, size, "%s offset %lld with strides %s reaches %s", not_made, (long long)l->offset,
-             ndx_fmt_dims(dims, sizeof dims, rank, l->strides),
-             !lo_ok || lo < 0 ? "below 0" : "past 2^53 - 1");
-    return true;
-  }
-  return false;
 }
 
 ndx_status ndx_make(ndx_layout *out, int rank, const int64_t *shape, const int64_t *strides,
@@ -258,7 +137,7 @@ bool ndx_is_distinct(const ndx_layout *l) {
   for (int a = 0; a < l->rank; a++) {
     if (l->shape[a] <= 1) continue;
     int k = n++;
-    while (k > 0 && abs64(l->strides[order[k - 1]]) > abs64(l->strides[a])) {
+    while (k > 0 && ndx_abs64(l->strides[order[k - 1]]) > ndx_abs64(l->strides[a])) {
       order[k] = order[k - 1];
       k--;
     }
@@ -266,7 +145,7 @@ bool ndx_is_distinct(const ndx_layout *l) {
   }
   int64_t reach = 0;
   for (int k = 0; k < n; k++) {
-    int64_t s = abs64(l->strides[order[k]]);
+    int64_t s = ndx_abs64(l->strides[order[k]]);
     if (s <= reach) return false;
     reach += (l->shape[order[k]] - 1) * s;
   }

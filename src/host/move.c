@@ -1,5 +1,5 @@
-/* move.c: the first seed's moves (REFERENCE.md section 2) and the second
- * seed's vocabulary on top of them.
+/* move.c: the five moves of ndx_apply (docs/semantics.md section 4) and the
+ * vocabulary of narrow, flip, squeeze, ... on top of them.
  *
  * Each move is checked against the shape first (move_check, shared by
  * ndx_move_shape and ndx_apply), then its strides and offset are computed and
@@ -44,9 +44,9 @@ static ndx_status check_reshape(const char *call, const ndx_move *m, int rank, c
   ndx_status st = ndx_check_shape(call, "new shape", m->n, m->shape, &new_numel);
   if (st != NDX_OK) return st;
   if (old_numel != new_numel)
-    return ndx_fail(NDX_EINVAL, "%s: %s has %lld elements, %s has %lld", call,
-                    ndx_fmt_dims(from, sizeof from, rank, shape), (long long)old_numel,
-                    ndx_fmt_dims(to, sizeof to, m->n, m->shape), (long long)new_numel);
+    return ndx_set_error(NDX_EINVAL, "%s: %s has %lld elements, %s has %lld", call,
+                         ndx_fmt_dims(from, sizeof from, rank, shape), (long long)old_numel,
+                         ndx_fmt_dims(to, sizeof to, m->n, m->shape), (long long)new_numel);
   memcpy(out_shape, m->shape, sizeof *out_shape * (size_t)m->n);
   return NDX_OK;
 }
@@ -58,18 +58,18 @@ static ndx_status check_broadcast(const char *call, const ndx_move *m, int rank,
   ndx_status st = ndx_check_shape(call, "target shape", m->n, m->shape, &numel);
   if (st != NDX_OK) return st;
   if (m->n < rank)
-    return ndx_fail(NDX_EINVAL,
-                    "%s: %s does not broadcast to %s: target has %d axes, fewer than %d", call,
-                    ndx_fmt_dims(from, sizeof from, rank, shape),
-                    ndx_fmt_dims(to, sizeof to, m->n, m->shape), m->n, rank);
+    return ndx_set_error(NDX_EINVAL,
+                         "%s: %s does not broadcast to %s: target has %d axes, fewer than %d", call,
+                         ndx_fmt_dims(from, sizeof from, rank, shape),
+                         ndx_fmt_dims(to, sizeof to, m->n, m->shape), m->n, rank);
   int lead = m->n - rank;
   for (int a = 0; a < rank; a++) {
     int64_t d = shape[a], t = m->shape[lead + a];
     if (d != 1 && d != t)
-      return ndx_fail(NDX_EINVAL,
-                      "%s: %s does not broadcast to %s: axis %d has %lld, neither 1 nor %lld", call,
-                      ndx_fmt_dims(from, sizeof from, rank, shape),
-                      ndx_fmt_dims(to, sizeof to, m->n, m->shape), a, (long long)d, (long long)t);
+      return ndx_set_error(
+          NDX_EINVAL, "%s: %s does not broadcast to %s: axis %d has %lld, neither 1 nor %lld", call,
+          ndx_fmt_dims(from, sizeof from, rank, shape), ndx_fmt_dims(to, sizeof to, m->n, m->shape),
+          a, (long long)d, (long long)t);
   }
   memcpy(out_shape, m->shape, sizeof *out_shape * (size_t)m->n);
   return NDX_OK;
@@ -78,14 +78,15 @@ static ndx_status check_broadcast(const char *call, const ndx_move *m, int rank,
 static ndx_status check_permute(const char *call, const ndx_move *m, int rank, const int64_t *shape,
                                 int64_t *out_shape) {
   if (m->n != rank)
-    return ndx_fail(NDX_EINVAL, "%s: perm has %d entries for %d axes", call, m->n, rank);
+    return ndx_set_error(NDX_EINVAL, "%s: perm has %d entries for %d axes", call, m->n, rank);
   uint32_t seen = 0;
   for (int i = 0; i < rank; i++) {
     int32_t p = m->perm[i];
     if (p < 0 || p >= rank)
-      return ndx_fail(NDX_EINVAL, "%s: perm[%d] = %d is not an axis of rank %d", call, i, p, rank);
+      return ndx_set_error(NDX_EINVAL, "%s: perm[%d] = %d is not an axis of rank %d", call, i, p,
+                           rank);
     if (seen & (UINT32_C(1) << p))
-      return ndx_fail(NDX_EINVAL, "%s: perm[%d] = %d repeats an axis", call, i, p);
+      return ndx_set_error(NDX_EINVAL, "%s: perm[%d] = %d repeats an axis", call, i, p);
     seen |= UINT32_C(1) << p;
     out_shape[i] = shape[p];
   }
@@ -94,15 +95,15 @@ static ndx_status check_permute(const char *call, const ndx_move *m, int rank, c
 
 static ndx_status check_slice(const char *call, const ndx_move *m, int rank, const int64_t *shape,
                               int64_t *out_shape) {
-  if (m->n != rank) return ndx_fail(NDX_EINVAL, "%s: %d ranges for %d axes", call, m->n, rank);
+  if (m->n != rank) return ndx_set_error(NDX_EINVAL, "%s: %d ranges for %d axes", call, m->n, rank);
   for (int a = 0; a < rank; a++) {
     const ndx_range *r = &m->ranges[a];
-    if (r->step == 0) return ndx_fail(NDX_EINVAL, "%s: axis %d: step is 0", call, a);
+    if (r->step == 0) return ndx_set_error(NDX_EINVAL, "%s: axis %d: step is 0", call, a);
     if (r->count < 0)
-      return ndx_fail(NDX_EINVAL, "%s: axis %d: count %lld is negative", call, a,
-                      (long long)r->count);
+      return ndx_set_error(NDX_EINVAL, "%s: axis %d: count %lld is negative", call, a,
+                           (long long)r->count);
     if (!range_inside(r, shape[a]))
-      return ndx_fail(
+      return ndx_set_error(
           NDX_EINVAL, "%s: axis %d: start %lld, count %lld, step %lld leaves extent %lld", call, a,
           (long long)r->start, (long long)r->count, (long long)r->step, (long long)shape[a]);
     out_shape[a] = r->count;
@@ -112,32 +113,33 @@ static ndx_status check_slice(const char *call, const ndx_move *m, int rank, con
 
 static ndx_status check_window(const char *call, const ndx_move *m, int rank, const int64_t *shape,
                                int *out_rank, int64_t *out_shape) {
-  if (m->n < 0) return ndx_fail(NDX_EINVAL, "%s: %d windows", call, m->n);
+  if (m->n < 0) return ndx_set_error(NDX_EINVAL, "%s: %d windows", call, m->n);
   if (m->n > NDX_MAX_RANK - rank)
-    return ndx_fail(NDX_ERANGE, "%s: %d windows on %d axes pass the limit of %d axes", call, m->n,
-                    rank, NDX_MAX_RANK);
+    return ndx_set_error(NDX_ERANGE, "%s: %d windows on %d axes pass the limit of %d axes", call,
+                         m->n, rank, NDX_MAX_RANK);
   memcpy(out_shape, shape, sizeof *out_shape * (size_t)rank);
   for (int k = 0; k < m->n; k++) {
     const ndx_window *w = &m->windows[k];
     if (w->axis < 0 || w->axis >= rank)
-      return ndx_fail(NDX_EINVAL, "%s: window %d: axis %d is not an axis of rank %d", call, k,
-                      w->axis, rank);
+      return ndx_set_error(NDX_EINVAL, "%s: window %d: axis %d is not an axis of rank %d", call, k,
+                           w->axis, rank);
     if (k > 0 && w->axis <= m->windows[k - 1].axis)
-      return ndx_fail(NDX_EINVAL, "%s: window %d: axis %d does not follow axis %d", call, k,
-                      w->axis, m->windows[k - 1].axis);
+      return ndx_set_error(NDX_EINVAL, "%s: window %d: axis %d does not follow axis %d", call, k,
+                           w->axis, m->windows[k - 1].axis);
     if (w->size < 1 || w->step < 1 || w->dilation < 1)
-      return ndx_fail(NDX_EINVAL,
-                      "%s: window %d on axis %d: size %lld, step %lld, dilation %lld "
-                      "must each be at least 1",
-                      call, k, w->axis, (long long)w->size, (long long)w->step,
-                      (long long)w->dilation);
+      return ndx_set_error(NDX_EINVAL,
+                           "%s: window %d on axis %d: size %lld, step %lld, dilation %lld "
+                           "must each be at least 1",
+                           call, k, w->axis, (long long)w->size, (long long)w->step,
+                           (long long)w->dilation);
     int64_t d = shape[w->axis];
     /* dilation*(size-1)+1 <= d, by division */
     if (d < 1 || (w->size - 1) > (d - 1) / w->dilation)
-      return ndx_fail(NDX_EINVAL,
-                      "%s: window %d on axis %d: size %lld with dilation %lld does "
-                      "not fit extent %lld",
-                      call, k, w->axis, (long long)w->size, (long long)w->dilation, (long long)d);
+      return ndx_set_error(NDX_EINVAL,
+                           "%s: window %d on axis %d: size %lld with dilation %lld does "
+                           "not fit extent %lld",
+                           call, k, w->axis, (long long)w->size, (long long)w->dilation,
+                           (long long)d);
     out_shape[w->axis] = (d - 1 - w->dilation * (w->size - 1)) / w->step + 1;
     out_shape[rank + k] = w->size;
   }
@@ -150,10 +152,10 @@ static ndx_status check_window(const char *call, const ndx_move *m, int rank, co
  * writing the result's rank and shape into the caller's scratch. */
 static ndx_status move_check(const char *call, const ndx_move *m, int rank, const int64_t *shape,
                              int64_t numel, int *out_rank, int64_t *out_shape) {
-  if (!m) return ndx_fail(NDX_EINVAL, "%s: move is NULL", call);
+  if (!m) return ndx_set_error(NDX_EINVAL, "%s: move is NULL", call);
   if (m->n < 0 || (m->n > 0 && !m->shape))
-    return ndx_fail(NDX_EINVAL, "%s: %s move with %d entries%s", call, kind_name(m->kind), m->n,
-                    m->n < 0 ? "" : " has a NULL array");
+    return ndx_set_error(NDX_EINVAL, "%s: %s move with %d entries%s", call, kind_name(m->kind),
+                         m->n, m->n < 0 ? "" : " has a NULL array");
   *out_rank = m->n;
   switch (m->kind) {
   case NDX_RESHAPE:
@@ -167,13 +169,14 @@ static ndx_status move_check(const char *call, const ndx_move *m, int rank, cons
   case NDX_WINDOW:
     return check_window(call, m, rank, shape, out_rank, out_shape);
   }
-  return ndx_fail(NDX_EINVAL, "%s: unknown move kind %d", call, (int)m->kind);
+  return ndx_set_error(NDX_EINVAL, "%s: unknown move kind %d", call, (int)m->kind);
 }
 
 ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int *out_rank,
                           int64_t out_shape[NDX_MAX_RANK]) {
   if (!out_rank || !out_shape)
-    return ndx_fail(NDX_EINVAL, "ndx_move_shape: %s is NULL", out_rank ? "out_shape" : "out_rank");
+    return ndx_set_error(NDX_EINVAL, "ndx_move_shape: %s is NULL",
+                         out_rank ? "out_shape" : "out_rank");
   int64_t result[NDX_MAX_RANK], numel;
   int r;
   ndx_status st = ndx_check_shape("ndx_move_shape", "shape", rank, shape, &numel);
@@ -188,7 +191,7 @@ ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int
  * theirs once, before their own argument checks. */
 static ndx_status apply_checked(const char *call, ndx_layout *out, const ndx_move *m,
                                 const ndx_layout *l) {
-  if (!out) return ndx_fail(NDX_EINVAL, "%s: out is NULL", call);
+  if (!out) return ndx_set_error(NDX_EINVAL, "%s: out is NULL", call);
   int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK], offset = l->offset;
   int rank;
   ndx_status st = move_check(call, m, l->rank, l->shape, ndx_numel(l), &rank, shape);
@@ -197,10 +200,10 @@ static ndx_status apply_checked(const char *call, ndx_layout *out, const ndx_mov
   case NDX_RESHAPE:
     if (!ndx_reshape_strides(l, rank, shape, strides)) {
       char from[NDX_DIMS_BUF], by[NDX_DIMS_BUF], to[NDX_DIMS_BUF];
-      return ndx_fail(NDX_ENOVIEW, "%s: no strides express %s with strides %s as %s", call,
-                      ndx_fmt_dims(from, sizeof from, l->rank, l->shape),
-                      ndx_fmt_dims(by, sizeof by, l->rank, l->strides),
-                      ndx_fmt_dims(to, sizeof to, rank, shape));
+      return ndx_set_error(NDX_ENOVIEW, "%s: no strides express %s with strides %s as %s", call,
+                           ndx_fmt_dims(from, sizeof from, l->rank, l->shape),
+                           ndx_fmt_dims(by, sizeof by, l->rank, l->strides),
+                           ndx_fmt_dims(to, sizeof to, rank, shape));
     }
     break;
   case NDX_BROADCAST:
@@ -243,7 +246,7 @@ ndx_status ndx_apply(ndx_layout *out, const ndx_move *m, const ndx_layout *l) {
   return ndx_apply_as("ndx_apply", out, m, l);
 }
 
-/* ---- The second seed's vocabulary ------------------------------------- */
+/* ---- The vocabulary on top of the moves -------------------------------- */
 
 ndx_status ndx_reshape(ndx_layout *out, const ndx_layout *l, int rank, const int64_t *shape) {
   ndx_move m = {.kind = NDX_RESHAPE, .n = rank, .shape = shape};
@@ -258,7 +261,7 @@ ndx_status ndx_broadcast(ndx_layout *out, const ndx_layout *l, int rank, const i
 ndx_status ndx_permute(ndx_layout *out, const ndx_layout *l, const int32_t *perm) {
   ndx_status st = ndx_check_layout("ndx_permute", "layout", l);
   if (st != NDX_OK) return st;
-  if (!perm && l->rank > 0) return ndx_fail(NDX_EINVAL, "ndx_permute: perm is NULL");
+  if (!perm && l->rank > 0) return ndx_set_error(NDX_EINVAL, "ndx_permute: perm is NULL");
   ndx_move m = {.kind = NDX_PERMUTE, .n = l->rank, .perm = perm};
   return apply_checked("ndx_permute", out, &m, l);
 }
@@ -266,7 +269,7 @@ ndx_status ndx_permute(ndx_layout *out, const ndx_layout *l, const int32_t *perm
 ndx_status ndx_slice(ndx_layout *out, const ndx_layout *l, const ndx_range *ranges) {
   ndx_status st = ndx_check_layout("ndx_slice", "layout", l);
   if (st != NDX_OK) return st;
-  if (!ranges && l->rank > 0) return ndx_fail(NDX_EINVAL, "ndx_slice: ranges is NULL");
+  if (!ranges && l->rank > 0) return ndx_set_error(NDX_EINVAL, "ndx_slice: ranges is NULL");
   ndx_move m = {.kind = NDX_SLICE, .n = l->rank, .ranges = ranges};
   return apply_checked("ndx_slice", out, &m, l);
 }
@@ -280,7 +283,7 @@ ndx_status ndx_unfold(ndx_layout *out, const ndx_layout *l, int n, const ndx_win
  * one-axis calls. */
 static ndx_status check_axis(const char *call, const ndx_layout *l, int axis) {
   if (axis < 0 || axis >= l->rank)
-    return ndx_fail(NDX_EINVAL, "%s: axis %d is not an axis of rank %d", call, axis, l->rank);
+    return ndx_set_error(NDX_EINVAL, "%s: axis %d is not an axis of rank %d", call, axis, l->rank);
   return NDX_OK;
 }
 
@@ -300,8 +303,8 @@ ndx_status ndx_narrow(ndx_layout *out, const ndx_layout *l, int axis, int64_t st
   if (st != NDX_OK) return st;
   int64_t d = l->shape[axis];
   if (start < 0 || len < 0 || start > d || len > d - start)
-    return ndx_fail(NDX_EINVAL, "ndx_narrow: axis %d: start %lld, len %lld leave extent %lld", axis,
-                    (long long)start, (long long)len, (long long)d);
+    return ndx_set_error(NDX_EINVAL, "ndx_narrow: axis %d: start %lld, len %lld leave extent %lld",
+                         axis, (long long)start, (long long)len, (long long)d);
   return slice_one_axis("ndx_narrow", out, l, axis, (ndx_range){start, len, 1});
 }
 
@@ -311,7 +314,8 @@ ndx_status ndx_flip(ndx_layout *out, const ndx_layout *l, int axis) {
   if (st != NDX_OK) return st;
   int64_t d = l->shape[axis];
   /* The offset moves by (d-1)*s with s's sign kept, so flipping twice is the
-   * identity (the second seed's (d-1)*|s| is wrong for negative strides). */
+   * identity ((d-1)*|s| would be wrong for negative strides; docs/semantics.md
+   * section 4, Flip). */
   return slice_one_axis("ndx_flip", out, l, axis, (ndx_range){d > 0 ? d - 1 : 0, d, -1});
 }
 
@@ -336,8 +340,8 @@ ndx_status ndx_squeeze(ndx_layout *out, const ndx_layout *l, int axis) {
   if (st == NDX_OK) st = check_axis("ndx_squeeze", l, axis);
   if (st != NDX_OK) return st;
   if (l->shape[axis] != 1)
-    return ndx_fail(NDX_EINVAL, "ndx_squeeze: axis %d has extent %lld, not 1", axis,
-                    (long long)l->shape[axis]);
+    return ndx_set_error(NDX_EINVAL, "ndx_squeeze: axis %d has extent %lld, not 1", axis,
+                         (long long)l->shape[axis]);
   int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK];
   for (int a = 0, k = 0; a < l->rank; a++)
     if (a != axis) {
@@ -351,9 +355,9 @@ ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis) {
   ndx_status st = ndx_check_layout("ndx_unsqueeze", "layout", l);
   if (st != NDX_OK) return st;
   if (axis < 0 || axis > l->rank)
-    return ndx_fail(NDX_EINVAL, "ndx_unsqueeze: axis %d is not in [0, %d]", axis, l->rank);
+    return ndx_set_error(NDX_EINVAL, "ndx_unsqueeze: axis %d is not in [0, %d]", axis, l->rank);
   if (l->rank == NDX_MAX_RANK)
-    return ndx_fail(NDX_ERANGE, "ndx_unsqueeze: the layout already has %d axes", NDX_MAX_RANK);
+    return ndx_set_error(NDX_ERANGE, "ndx_unsqueeze: the layout already has %d axes", NDX_MAX_RANK);
   int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK];
   for (int a = 0, k = 0; k <= l->rank; k++) {
     shape[k] = k == axis ? 1 : l->shape[a];

@@ -41,7 +41,7 @@ bool ndx_pack_magic(int64_t d, int nbits, uint64_t *magic, int *shift) {
 }
 
 /* Merges axis a into a+1 wherever every operand lays the two out as one run
- * (REFERENCE.md section 3); keeps at least one axis. */
+ * (docs/semantics.md section 5); keeps at least one axis. */
 static void merge_runs(operands *o) {
   int r = 0;
   for (int a = 0; a < o->rank; a++) {
@@ -62,30 +62,38 @@ static void merge_runs(operands *o) {
   o->rank = r;
 }
 
-/* Checks `n` layouts and coalesces them into `o` by ndx_coalesce's rule
- * (REFERENCE.md section 3): extent-1 axes dropped, runs that every layout
- * shares merged, axes never reordered, at least one axis ([1] or [0] with
- * strides 0). Done here on the compact description: copying ndx_coalesce's
- * full-size layouts would cost more than building the whole pack. */
-static ndx_status gather_operands(const char *fn, operands *o, int n, const ndx_layout *const *in,
-                                  int bits) {
+/* Checks the `n` layouts and the width of a pack for `fn`: each a layout ndx
+ * makes, all of one shape, `bits` a width ndx copies. */
+static ndx_status check_operands(const char *fn, int n, const ndx_layout *const *in, int bits) {
   for (int k = 0; k < n; k++) {
     ndx_status st = ndx_check_layout_nth(fn, "layout %d", k, in[k]);
     if (st != NDX_OK) return st;
   }
   if (!valid_bits(bits))
-    return ndx_fail(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", fn, bits);
+    return ndx_set_error(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", fn,
+                         bits);
   const ndx_layout *first = in[0];
   for (int k = 1; k < n; k++) {
     bool same = in[k]->rank == first->rank;
     for (int a = 0; same && a < first->rank; a++) same = in[k]->shape[a] == first->shape[a];
     if (!same) {
       char s0[NDX_DIMS_BUF], sk[NDX_DIMS_BUF];
-      return ndx_fail(NDX_EINVAL, "%s: layout %d has shape %s, layout 0 has %s", fn, k,
-                      ndx_fmt_dims(sk, sizeof sk, in[k]->rank, in[k]->shape),
-                      ndx_fmt_dims(s0, sizeof s0, first->rank, first->shape));
+      return ndx_set_error(NDX_EINVAL, "%s: layout %d has shape %s, layout 0 has %s", fn, k,
+                           ndx_fmt_dims(sk, sizeof sk, in[k]->rank, in[k]->shape),
+                           ndx_fmt_dims(s0, sizeof s0, first->rank, first->shape));
     }
   }
+  return NDX_OK;
+}
+
+/* Coalesces `n` layouts that check_operands passed into `o` by ndx_coalesce's
+ * rule: extent-1 axes dropped, runs that every layout shares merged, axes
+ * never reordered, at least one axis ([1] or [0] with strides 0). Done here
+ * on the compact description: copying ndx_coalesce's full-size layouts would
+ * cost more than building the whole pack. Cannot fail, and writes every field
+ * of `o` that a pack reads (the planner relies on it). */
+static void gather_operands(operands *o, int n, const ndx_layout *const *in) {
+  const ndx_layout *first = in[0];
   o->nops = n;
   o->numel = 1;
   for (int a = 0; a < first->rank; a++) o->numel *= first->shape[a];
@@ -96,7 +104,7 @@ static ndx_status gather_operands(const char *fn, operands *o, int n, const ndx_
       o->offset[k] = o->numel ? in[k]->offset : 0;
       o->strides[k][0] = 0;
     }
-    return NDX_OK;
+    return;
   }
   int r = 0;
   for (int a = 0; a < first->rank; a++) {
@@ -108,7 +116,6 @@ static ndx_status gather_operands(const char *fn, operands *o, int n, const ndx_
   o->rank = r;
   for (int k = 0; k < n; k++) o->offset[k] = in[k]->offset;
   merge_runs(o);
-  return NDX_OK;
 }
 
 /* Flips every axis whose destination stride is negative, in every operand,
@@ -165,7 +172,7 @@ static ndx_status write_pack(const char *fn, void *buf, size_t size, size_t *use
   size_t words = (size_t)NDX_PACK_WORDS(nops, rank);
   size_t need = sizeof(ndx_pack_head) + words * (wide ? 8u : 4u);
   if (size < need)
-    return ndx_fail(NDX_ERANGE, "%s: size is %zu bytes, the pack needs %zu", fn, size, need);
+    return ndx_set_error(NDX_ERANGE, "%s: size is %zu bytes, the pack needs %zu", fn, size, need);
   ndx_pack_head *h = buf;
   h->version = NDX_PACK_VERSION;
   h->size = (uint32_t)need;
@@ -199,10 +206,10 @@ static ndx_status write_pack(const char *fn, void *buf, size_t size, size_t *use
 }
 
 static ndx_status check_buf(const char *fn, void *buf, size_t *used) {
-  if (!buf) return ndx_fail(NDX_EINVAL, "%s: buf is NULL", fn);
-  if (!used) return ndx_fail(NDX_EINVAL, "%s: used is NULL", fn);
+  if (!buf) return ndx_set_error(NDX_EINVAL, "%s: buf is NULL", fn);
+  if (!used) return ndx_set_error(NDX_EINVAL, "%s: used is NULL", fn);
   if ((uintptr_t)buf % 8 != 0)
-    return ndx_fail(NDX_EINVAL, "%s: buf %p is not 8-byte aligned", fn, buf);
+    return ndx_set_error(NDX_EINVAL, "%s: buf %p is not 8-byte aligned", fn, buf);
   return NDX_OK;
 }
 
@@ -210,10 +217,11 @@ static ndx_status check_buf(const char *fn, void *buf, size_t *used) {
 static ndx_status read_pack(const char *fn, const void *buf, operands *o, int *bits, bool *wide) {
   const ndx_pack_head *h = buf;
   if (h->version != NDX_PACK_VERSION)
-    return ndx_fail(NDX_EINVAL, "%s: pack version %u, not %u", fn, h->version, NDX_PACK_VERSION);
+    return ndx_set_error(NDX_EINVAL, "%s: pack version %u, not %u", fn, h->version,
+                         NDX_PACK_VERSION);
   if (h->rank < 1 || h->rank > NDX_MAX_RANK || h->nops < 1 || h->nops > NDX_PACK_MAX_OPS)
-    return ndx_fail(NDX_EINVAL, "%s: pack of rank %u and %u operands is malformed", fn, h->rank,
-                    h->nops);
+    return ndx_set_error(NDX_EINVAL, "%s: pack of rank %u and %u operands is malformed", fn,
+                         h->rank, h->nops);
   int nops = (int)h->nops, rank = (int)h->rank;
   const unsigned char *w = (const unsigned char *)(h + 1);
   int64_t v[NDX_PACK_WORDS(NDX_PACK_MAX_OPS, NDX_MAX_RANK)];
@@ -243,14 +251,15 @@ ndx_status ndx_pack(void *buf, size_t size, size_t *used, int n, const ndx_layou
                     int bits) {
   ndx_status s = check_buf("ndx_pack", buf, used);
   if (s != NDX_OK) return s;
-  if (!layouts) return ndx_fail(NDX_EINVAL, "ndx_pack: layouts is NULL");
+  if (!layouts) return ndx_set_error(NDX_EINVAL, "ndx_pack: layouts is NULL");
   if (n < 1 || n > NDX_PACK_MAX_OPS)
-    return ndx_fail(NDX_EINVAL, "ndx_pack: n is %d, not in [1, %d]", n, NDX_PACK_MAX_OPS);
+    return ndx_set_error(NDX_EINVAL, "ndx_pack: n is %d, not in [1, %d]", n, NDX_PACK_MAX_OPS);
   const ndx_layout *ls[NDX_PACK_MAX_OPS];
   for (int k = 0; k < n; k++) ls[k] = &layouts[k];
-  operands o;
-  s = gather_operands("ndx_pack", &o, n, ls, bits);
+  s = check_operands("ndx_pack", n, ls, bits);
   if (s != NDX_OK) return s;
+  operands o;
+  gather_operands(&o, n, ls);
   return write_pack("ndx_pack", buf, size, used, &o, bits, false);
 }
 
@@ -258,20 +267,22 @@ ndx_status ndx_pack_copy(void *buf, size_t size, size_t *used, const ndx_layout 
                          const ndx_layout *src, int bits) {
   ndx_status s = check_buf("ndx_pack_copy", buf, used);
   if (s != NDX_OK) return s;
-  if (!dst || !src) return ndx_fail(NDX_EINVAL, "ndx_pack_copy: %s is NULL", dst ? "src" : "dst");
+  if (!dst || !src)
+    return ndx_set_error(NDX_EINVAL, "ndx_pack_copy: %s is NULL", dst ? "src" : "dst");
   const ndx_layout *pair[2] = {dst, src};
-  operands o;
-  s = gather_operands("ndx_pack_copy", &o, 2, pair, bits);
+  s = check_operands("ndx_pack_copy", 2, pair, bits);
   if (s != NDX_OK) return s;
+  operands o;
+  gather_operands(&o, 2, pair);
   normalize_for_destination(&o);
   return write_pack("ndx_pack_copy", buf, size, used, &o, bits, false);
 }
 
 ndx_status ndx_pack_permute(void *buf, const int32_t *perm) {
   if (!buf || !perm)
-    return ndx_fail(NDX_EINVAL, "ndx_pack_permute: %s is NULL", buf ? "perm" : "buf");
+    return ndx_set_error(NDX_EINVAL, "ndx_pack_permute: %s is NULL", buf ? "perm" : "buf");
   if ((uintptr_t)buf % 8 != 0)
-    return ndx_fail(NDX_EINVAL, "ndx_pack_permute: buf %p is not 8-byte aligned", buf);
+    return ndx_set_error(NDX_EINVAL, "ndx_pack_permute: buf %p is not 8-byte aligned", buf);
   operands o, p;
   int bits;
   bool wide;
@@ -280,8 +291,9 @@ ndx_status ndx_pack_permute(void *buf, const int32_t *perm) {
   bool seen[NDX_MAX_RANK] = {false};
   for (int a = 0; a < o.rank; a++) {
     if (perm[a] < 0 || perm[a] >= o.rank || seen[perm[a]])
-      return ndx_fail(NDX_EINVAL, "ndx_pack_permute: perm[%d] is %d: not a permutation of 0..%d", a,
-                      (int)perm[a], o.rank - 1);
+      return ndx_set_error(NDX_EINVAL,
+                           "ndx_pack_permute: perm[%d] is %d: not a permutation of 0..%d", a,
+                           (int)perm[a], o.rank - 1);
     seen[perm[a]] = true;
   }
   p = o;

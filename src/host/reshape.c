@@ -1,5 +1,5 @@
 /* reshape.c: the strides of a reshape without copying, exactly when some
- * strides express it (REFERENCE.md section 2).
+ * strides express it (docs/semantics.md section 4, Reshape).
  *
  * Extent-1 axes carry no position, so both shapes are read without them. The
  * remaining old and new axes fall into groups of equal products, the finest

@@ -3,9 +3,9 @@
  * A symbolic axis is laid out at its capacity `max`, so a move is simply the
  * move of the capacity layout; what this file adds is the bookkeeping of
  * where each symbolic axis goes, and the refusal of moves after which the
- * live entries would no longer be one whole axis. The second seed dropped the
- * symbol on every move but flip and resolved unbound or out-of-range values;
- * REFERENCE.md section 2 asks for both faults fixed, and they are here. */
+ * live entries would no longer be one whole axis. Every move that keeps a
+ * symbolic axis whole carries its symbol, and resolving refuses an unbound
+ * symbol and a value outside [min, max] (docs/semantics.md sections 8 and 9). */
 #include <string.h>
 
 #include "ndx/ndx_sym.h"
@@ -22,7 +22,7 @@ static void carry(ndx_sym_layout *r, int to, const ndx_sym_layout *l, int from) 
 }
 
 ndx_status ndx_sym_wrap(ndx_sym_layout *out, const ndx_layout *l) {
-  if (!out || !l) return ndx_fail(NDX_EINVAL, "ndx_sym_wrap: %s is NULL", out ? "l" : "out");
+  if (!out || !l) return ndx_set_error(NDX_EINVAL, "ndx_sym_wrap: %s is NULL", out ? "l" : "out");
   ndx_status st = ndx_check_layout("ndx_sym_wrap", "l", l);
   if (st != NDX_OK) return st;
   ndx_sym_layout r;
@@ -34,24 +34,25 @@ ndx_status ndx_sym_wrap(ndx_sym_layout *out, const ndx_layout *l) {
 
 ndx_status ndx_sym_mark(ndx_sym_layout *out, const ndx_sym_layout *l, int axis, int32_t symbol,
                         int64_t min) {
-  if (!out || !l) return ndx_fail(NDX_EINVAL, "ndx_sym_mark: %s is NULL", out ? "l" : "out");
+  if (!out || !l) return ndx_set_error(NDX_EINVAL, "ndx_sym_mark: %s is NULL", out ? "l" : "out");
   ndx_status st = ndx_check_layout("ndx_sym_mark", "l", &l->layout);
   if (st != NDX_OK) return st;
   int rank = l->layout.rank;
   if (axis < 0 || axis >= rank)
-    return ndx_fail(NDX_EINVAL, "ndx_sym_mark: axis %d is out of range for rank %d", axis, rank);
+    return ndx_set_error(NDX_EINVAL, "ndx_sym_mark: axis %d is out of range for rank %d", axis,
+                         rank);
   if (l->symbolic & BIT(axis))
-    return ndx_fail(NDX_EINVAL, "ndx_sym_mark: axis %d is already symbolic (symbol %d)", axis,
-                    (int)l->symbol[axis]);
+    return ndx_set_error(NDX_EINVAL, "ndx_sym_mark: axis %d is already symbolic (symbol %d)", axis,
+                         (int)l->symbol[axis]);
   if (symbol < 0)
-    return ndx_fail(NDX_EINVAL, "ndx_sym_mark: symbol %d for axis %d is negative", (int)symbol,
-                    axis);
+    return ndx_set_error(NDX_EINVAL, "ndx_sym_mark: symbol %d for axis %d is negative", (int)symbol,
+                         axis);
   int64_t max = l->layout.shape[axis];
   if (min < 0 || min > max)
-    return ndx_fail(NDX_EINVAL,
-                    "ndx_sym_mark: min %lld for axis %d (symbol %d) is outside [0, %lld], the "
-                    "axis's extent",
-                    (long long)min, axis, (int)symbol, (long long)max);
+    return ndx_set_error(NDX_EINVAL,
+                         "ndx_sym_mark: min %lld for axis %d (symbol %d) is outside [0, %lld], the "
+                         "axis's extent",
+                         (long long)min, axis, (int)symbol, (long long)max);
   ndx_sym_layout r = *l;
   r.symbolic |= BIT(axis);
   r.reversed &= ~BIT(axis);
@@ -86,11 +87,11 @@ static ndx_status carry_broadcast(ndx_sym_layout *r, const ndx_move *m, const nd
   for (int a = 0; a < l->layout.rank; a++) {
     if (!(l->symbolic & BIT(a))) continue;
     if (m->shape[a + k] != l->layout.shape[a])
-      return ndx_fail(NDX_EUNSUPPORTED,
-                      "ndx_sym_apply: broadcast stretches symbolic axis %d (symbol %d) from "
-                      "capacity %lld to %lld; a symbolic axis keeps its extent",
-                      a, (int)l->symbol[a], (long long)l->layout.shape[a],
-                      (long long)m->shape[a + k]);
+      return ndx_set_error(NDX_EUNSUPPORTED,
+                           "ndx_sym_apply: broadcast stretches symbolic axis %d (symbol %d) from "
+                           "capacity %lld to %lld; a symbolic axis keeps its extent",
+                           a, (int)l->symbol[a], (long long)l->layout.shape[a],
+                           (long long)m->shape[a + k]);
     carry(r, a + k, l, a);
   }
   return NDX_OK;
@@ -108,12 +109,13 @@ static ndx_status carry_slice(ndx_sym_layout *r, const ndx_move *m, const ndx_sy
     int64_t d = l->layout.shape[a];
     bool whole = g.count == d;
     if (!whole)
-      return ndx_fail(NDX_EUNSUPPORTED,
-                      "ndx_sym_apply: slice {start %lld, count %lld, step %lld} of symbolic axis "
-                      "%d (symbol %d, capacity %lld) does not take the whole axis with step 1 "
-                      "or -1",
-                      (long long)g.start, (long long)g.count, (long long)g.step, a,
-                      (int)l->symbol[a], (long long)d);
+      return ndx_set_error(
+          NDX_EUNSUPPORTED,
+          "ndx_sym_apply: slice {start %lld, count %lld, step %lld} of symbolic axis "
+          "%d (symbol %d, capacity %lld) does not take the whole axis with step 1 "
+          "or -1",
+          (long long)g.start, (long long)g.count, (long long)g.step, a, (int)l->symbol[a],
+          (long long)d);
     carry(r, a, l, a);
     if (g.step < 0 && d > 1) r->reversed ^= BIT(a); /* at capacity 0 or 1 a flip is nothing */
   }
@@ -126,10 +128,10 @@ static ndx_status carry_window(ndx_sym_layout *r, const ndx_move *m, const ndx_s
   for (int w = 0; w < m->n; w++) {
     int a = m->windows[w].axis;
     if (l->symbolic & BIT(a))
-      return ndx_fail(NDX_EUNSUPPORTED,
-                      "ndx_sym_apply: window %d is on symbolic axis %d (symbol %d); a window "
-                      "cuts the axis",
-                      w, a, (int)l->symbol[a]);
+      return ndx_set_error(NDX_EUNSUPPORTED,
+                           "ndx_sym_apply: window %d is on symbolic axis %d (symbol %d); a window "
+                           "cuts the axis",
+                           w, a, (int)l->symbol[a]);
   }
   for (int a = 0; a < l->layout.rank; a++)
     if (l->symbolic & BIT(a)) carry(r, a, l, a);
@@ -161,12 +163,12 @@ static ndx_status carry_reshape(ndx_sym_layout *r, const ndx_move *m, const ndx_
       b++;
     if (b == m->n) {
       char from[NDX_DIMS_BUF], to[NDX_DIMS_BUF];
-      return ndx_fail(NDX_EUNSUPPORTED,
-                      "ndx_sym_apply: reshape of %s to %s does not keep symbolic axis %d "
-                      "(symbol %d, capacity %lld) as one axis of its own",
-                      ndx_fmt_dims(from, sizeof from, in->rank, in->shape),
-                      ndx_fmt_dims(to, sizeof to, m->n, m->shape), a, (int)l->symbol[a],
-                      (long long)in->shape[a]);
+      return ndx_set_error(NDX_EUNSUPPORTED,
+                           "ndx_sym_apply: reshape of %s to %s does not keep symbolic axis %d "
+                           "(symbol %d, capacity %lld) as one axis of its own",
+                           ndx_fmt_dims(from, sizeof from, in->rank, in->shape),
+                           ndx_fmt_dims(to, sizeof to, m->n, m->shape), a, (int)l->symbol[a],
+                           (long long)in->shape[a]);
     }
     carry(r, b++, l, a);
   }
@@ -175,7 +177,7 @@ static ndx_status carry_reshape(ndx_sym_layout *r, const ndx_move *m, const ndx_
 
 ndx_status ndx_sym_apply(ndx_sym_layout *out, const ndx_move *m, const ndx_sym_layout *l) {
   if (!out || !m || !l)
-    return ndx_fail(NDX_EINVAL, "ndx_sym_apply: %s is NULL", !out ? "out" : !m ? "m" : "l");
+    return ndx_set_error(NDX_EINVAL, "ndx_sym_apply: %s is NULL", !out ? "out" : !m ? "m" : "l");
   ndx_sym_layout r;
   memset(&r, 0, sizeof r);
   /* The move's own rules first (NDX_EINVAL, NDX_ERANGE), so that the checks
@@ -213,10 +215,13 @@ ndx_status ndx_sym_apply(ndx_sym_layout *out, const ndx_move *m, const ndx_sym_l
 
 ndx_status ndx_sym_resolve(ndx_layout *out, const ndx_sym_layout *l, const ndx_sym_env *env) {
   if (!out || !l || !env)
-    return ndx_fail(NDX_EINVAL, "ndx_sym_resolve: %s is NULL", !out ? "out" : !l ? "l" : "env");
+    return ndx_set_error(NDX_EINVAL, "ndx_sym_resolve: %s is NULL",
+                         !out ? "out"
+                         : !l ? "l"
+                              : "env");
   if (env->n < 0 || (env->n > 0 && (!env->symbols || !env->values)))
-    return ndx_fail(NDX_EINVAL, "ndx_sym_resolve: env has n = %d with %s", (int)env->n,
-                    env->n < 0 ? "n negative" : "a NULL table");
+    return ndx_set_error(NDX_EINVAL, "ndx_sym_resolve: env has n = %d with %s", (int)env->n,
+                         env->n < 0 ? "n negative" : "a NULL table");
   ndx_status st = ndx_check_layout("ndx_sym_resolve", "l", &l->layout);
   if (st != NDX_OK) return st;
   const ndx_layout *c = &l->layout;
@@ -227,13 +232,14 @@ ndx_status ndx_sym_resolve(ndx_layout *out, const ndx_sym_layout *l, const ndx_s
     int k = 0;
     while (k < env->n && env->symbols[k] != l->symbol[a]) k++;
     if (k == env->n)
-      return ndx_fail(NDX_EINVAL, "ndx_sym_resolve: axis %d has symbol %d, which env does not bind",
-                      a, (int)l->symbol[a]);
+      return ndx_set_error(NDX_EINVAL,
+                           "ndx_sym_resolve: axis %d has symbol %d, which env does not bind", a,
+                           (int)l->symbol[a]);
     int64_t n = env->values[k], max = c->shape[a];
     if (n < l->min[a] || n > max)
-      return ndx_fail(NDX_EINVAL,
-                      "ndx_sym_resolve: axis %d: symbol %d is bound to %lld, outside [%lld, %lld]",
-                      a, (int)l->symbol[a], (long long)n, (long long)l->min[a], (long long)max);
+      return ndx_set_error(
+          NDX_EINVAL, "ndx_sym_resolve: axis %d: symbol %d is bound to %lld, outside [%lld, %lld]",
+          a, (int)l->symbol[a], (long long)n, (long long)l->min[a], (long long)max);
     shape[a] = n;
     /* A reversed axis holds its live entries last: start at capacity index
      * max-n. With 1 <= n <= max the shift is at most (max-1)*|s|, and every

@@ -1,0 +1,135 @@
+/* check.c: the checks every call runs on its arguments (a shape, a layout
+ * argument written by hand) and the dims text of their messages. Stateless,
+ * so the device runtimes link their own copy of it. */
+#include <stdio.h>
+
+#include "ndx_internal.h"
+
+char *ndx_fmt_dims(char *buf, size_t size, int n, const int64_t *v) {
+  size_t used = 0;
+  for (int i = -1; i <= n; i++) {
+    if (used >= size) break; /* snprintf has already NUL-terminated the text */
+    int k = i < 0    ? snprintf(buf + used, size - used, "[")
+            : i == n ? snprintf(buf + used, size - used, "]")
+                     : snprintf(buf + used, size - used, "%s%lld", i ? "," : "", (long long)v[i]);
+    if (k < 0) break;
+    used += (size_t)k;
+  }
+  return buf;
+}
+
+ndx_status ndx_check_shape(const char *call, const char *what, int rank, const int64_t *shape,
+                           int64_t *numel) {
+  if (rank < 0) return ndx_set_error(NDX_EINVAL, "%s: %s has negative rank %d", call, what, rank);
+  if (rank > NDX_MAX_RANK)
+    return ndx_set_error(NDX_ERANGE, "%s: %s has rank %d, past the limit of %d axes", call, what,
+                         rank, NDX_MAX_RANK);
+  if (rank > 0 && !shape)
+    return ndx_set_error(NDX_EINVAL, "%s: %s is NULL at rank %d", call, what, rank);
+  int64_t product = 1;
+  bool empty = false;
+  for (int a = 0; a < rank; a++) {
+    if (shape[a] < 0)
+      return ndx_set_error(NDX_EINVAL, "%s: %s: axis %d has negative extent %lld", call, what, a,
+                           (long long)shape[a]);
+    if (shape[a] == 0) {
+      empty = true;
+      continue;
+    }
+    if (!ndx_mul_ok(product, shape[a], &product) || product > NDX_MAX_NUMEL) {
+      char dims[NDX_DIMS_BUF];
+      return ndx_set_error(NDX_ERANGE, "%s: %s %s: its extents multiply past 2^53 (at axis %d)",
+                           call, what, ndx_fmt_dims(dims, sizeof dims, rank, shape), a);
+    }
+  }
+  *numel = empty ? 0 : product;
+  return NDX_OK;
+}
+
+ndx_status ndx_check_layout(const char *call, const char *name, const ndx_layout *l) {
+  if (!l) return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", call, name);
+  char why[NDX_DIMS_BUF + 128];
+  if (ndx_layout_flaw(l, why, sizeof why))
+    return ndx_set_error(NDX_EINVAL, "%s: %s %s", call, name, why);
+  return NDX_OK;
+}
+
+ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k,
+                                const ndx_layout *l) {
+  if (l && !ndx_layout_flaw(l, NULL, 0)) return NDX_OK;
+  char name[48];
+  snprintf(name, sizeof name, name_fmt, k);
+  return ndx_check_layout(call, name, l);
+}
+
+/* The common case of ndx_layout_flaw, with no message to build: every layout
+ * argument of every call passes here, so it is branch-light. The extents'
+ * product is 1 through zero extents (the rule counts non-zero ones) and never
+ * decreases, so checking it once at the end is exact. */
+static bool layout_within_limits(const ndx_layout *l) {
+  int rank = l->rank;
+  if (rank < 0 || rank > NDX_MAX_RANK) return false;
+  int64_t product = 1, lo = l->offset, last = l->offset;
+  bool empty = false, bad = false, off_range = false;
+  for (int a = 0; a < rank; a++) {
+    int64_t d = l->shape[a], s = l->strides[a], reach;
+    bad |= (uint64_t)d > (uint64_t)NDX_MAX_NUMEL;
+    empty |= d == 0;
+    bad |= __builtin_mul_overflow(product, d > 0 ? d : 1, &product);
+    bad |= __builtin_mul_overflow(d > 1 ? d - 1 : 0, s, &reach) || reach == INT64_MIN;
+    off_range |= reach < 0 ? __builtin_add_overflow(lo, reach, &lo)
+                           : __builtin_add_overflow(last, reach, &last);
+  }
+  if (bad || product > NDX_MAX_NUMEL) return false;
+  return empty ? l->offset == 0 : !off_range && lo >= 0 && last < NDX_MAX_NUMEL;
+}
+
+bool ndx_layout_flaw(const ndx_layout *l, char *why, size_t size) {
+  if (layout_within_limits(l)) return false;
+  int rank = l->rank;
+  if (rank < 0 || rank > NDX_MAX_RANK) {
+    snprintf(why, size, "has rank %d, not in [0, %d]", rank, NDX_MAX_RANK);
+    return true;
+  }
+  const char *not_made = "is not a layout ndx_ calls make:";
+  char dims[NDX_DIMS_BUF];
+  int64_t product = 1, lo = l->offset, last = l->offset;
+  bool empty = false, lo_ok = true, last_ok = true;
+  for (int a = 0; a < rank; a++) {
+    int64_t d = l->shape[a], s = l->strides[a], reach;
+    if (d < 0 || d > NDX_MAX_NUMEL) {
+      snprintf(why, size, "%s axis %d has extent %lld, not in [0, 2^53]", not_made, a,
+               (long long)d);
+      return true;
+    }
+    if (d == 0) empty = true;
+    if (d > 0 && (!ndx_mul_ok(product, d, &product) || product > NDX_MAX_NUMEL)) {
+      snprintf(why, size, "%s its extents %s multiply past 2^53", not_made,
+               ndx_fmt_dims(dims, sizeof dims, rank, l->shape));
+      return true;
+    }
+    if (d <= 1) continue;
+    if (s == INT64_MIN || !ndx_mul_ok(d - 1, ndx_abs64(s), &reach)) {
+      snprintf(why, size,
+               "%s axis %d: (extent - 1) * |stride| = (%lld - 1) * |%lld| overflows int64",
+               not_made, a, (long long)d, (long long)s);
+      return true;
+    }
+    if (s < 0)
+      lo_ok = lo_ok && ndx_add_ok(lo, -reach, &lo);
+    else
+      last_ok = last_ok && ndx_add_ok(last, reach, &last);
+  }
+  if (empty && l->offset != 0) {
+    snprintf(why, size, "%s it has no element but offset %lld, not 0", not_made,
+             (long long)l->offset);
+    return true;
+  }
+  if (!empty && (!lo_ok || lo < 0 || !last_ok || last >= NDX_MAX_NUMEL)) {
+    snprintf(why, size, "%s offset %lld with strides %s reaches %s", not_made, (long long)l->offset,
+             ndx_fmt_dims(dims, sizeof dims, rank, l->strides),
+             !lo_ok || lo < 0 ? "below 0" : "past 2^53 - 1");
+    return true;
+  }
+  return false;
+}
