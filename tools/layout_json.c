@@ -1,17 +1,20 @@
 /* layout_json.c: LAYOUT arguments of the `ndx` tool, as ndx_format's text or
  * as DLPack-like JSON (inline '{...}' or '@FILE'), and the JSON a layout
- * prints as. JSON goes through DLPack: the object fills a DLTensor and
- * ndx_dlpack_import makes the layout, so the tool accepts exactly what a
- * DLPack producer could hand the library. */
+ * prints as. JSON is parsed by jansson (strict RFC 8259: duplicate keys,
+ * integers past int64, invalid UTF-8, lone surrogates and \u0000 refused, the
+ * line, column and byte of a fault reported); the object then fills a
+ * DLTensor and ndx_dlpack_import makes the layout, so the tool accepts exactly
+ * what a DLPack producer could hand the library. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
 #include "tool.h"
 
-#if defined(NDX_TOOL_HAVE_DLPACK)
+#if defined(NDX_TOOL_HAVE_JSON)
+#include <jansson.h>
+
 #include "ndx/ndx_dlpack.h"
 #endif
 
@@ -25,7 +28,7 @@ static const char *shown(char *buf, size_t size, const char *text) {
   return buf;
 }
 
-#if defined(NDX_TOOL_HAVE_DLPACK)
+#if defined(NDX_TOOL_HAVE_JSON)
 
 /* DLPack's type codes by name (dlpack.h's DLDataTypeCode, and kDLBool of 1.x). */
 static const struct {
@@ -35,108 +38,112 @@ static const struct {
                    {"bfloat", 4}, {"complex", 5}, {"bool", 6}};
 #define NCODES (int)(sizeof dtype_codes / sizeof dtype_codes[0])
 
-/* Reads the file `path` (at most JSON_MAX_TEXT bytes) into a new buffer;
- * exits 2 naming `what` when it cannot. */
-static char *read_file(const char *path, const char *what, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) tool_malformed("%s: cannot open '%s': %s", what, path, strerror(errno));
-  char *buf = malloc(JSON_MAX_TEXT + 1);
-  if (!buf) {
-    fclose(f);
-    tool_malformed("%s: out of memory reading '%s'", what, path);
-  }
-  size_t n = fread(buf, 1, JSON_MAX_TEXT + 1, f);
-  bool bad = ferror(f) != 0;
-  fclose(f);
-  if (bad || n > JSON_MAX_TEXT) {
-    free(buf);
-    if (bad) tool_malformed("%s: cannot read '%s'", what, path);
-    tool_malformed("%s: '%s' is longer than %d bytes", what, path, JSON_MAX_TEXT);
-  }
-  *len = n;
-  return buf;
-}
-
-/* The JSON object, its text and the argument's name, for messages. */
+/* The parsed document and the argument's name, for messages. */
 typedef struct reader {
-  json_doc doc;
-  char *owned; /* the file's text, when read from @FILE */
+  json_t *root;
   const char *what;
 } reader;
 
-/* Frees what the reader holds, then exits 2 with "WHAT: JSON byte N: ...". */
+/* Frees the document, then exits 2 with "WHAT: JSON: ...". The message names
+ * the member at fault ("shape" entry 1): jansson keeps no positions of values. */
 #if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
+__attribute__((format(printf, 2, 3)))
 #endif
 static _Noreturn void
-refuse(reader *r, size_t at, const char *fmt, ...) {
+refuse(reader *r, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  json_free(&r->doc);
-  free(r->owned);
-  tool_malformed("%s: JSON byte %zu: %s", r->what, at, msg);
+  json_decref(r->root);
+  tool_malformed("%s: JSON: %s", r->what, msg);
 }
 
-/* Reads member `key` of an array of integers into v (at most `max`, else a
- * refusal naming the count); returns the entries read. */
-static int int_array(reader *r, const json_value *a, const char *key, int64_t *v, int max) {
-  if (a->kind != JSON_ARRAY)
-    refuse(r, a->at, "\"%s\" must be an array of integers, found %s", key, json_kind_name(a->kind));
-  if (a->count > max)
-    refuse(r, a->at, "\"%s\" has %d entries, at most %d (NDX_MAX_RANK)", key, (int)a->count, max);
-  int n = 0;
-  for (const json_value *e = json_first(&r->doc, a); e; e = json_next(&r->doc, e)) {
-    if (e->kind != JSON_INT)
-      refuse(r, e->at, "\"%s\" entry %d must be an integer, found %s", key, n,
-             json_kind_name(e->kind));
-    v[n++] = e->num;
+/* What `v` is, for messages: "a string", "true", "the real number 2.5". */
+static const char *kind(const json_t *v, char *buf, size_t size) {
+  switch (json_typeof(v)) {
+  case JSON_OBJECT:
+    return "an object";
+  case JSON_ARRAY:
+    return "an array";
+  case JSON_STRING:
+    return "a string";
+  case JSON_INTEGER:
+    return "an integer";
+  case JSON_TRUE:
+    return "true";
+  case JSON_FALSE:
+    return "false";
+  case JSON_NULL:
+    return "null";
+  case JSON_REAL: {
+    /* jansson's own form of the number: 2.0 stays 2.0, 1e3 is 1000.0 */
+    char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+    snprintf(buf, size, "the real number %s", text ? text : "?");
+    free(text);
+    return buf;
   }
-  return n;
+  }
+  return "?";
+}
+
+/* Reads the array `a` of member `key` into v (at most `max` integers, else a
+ * refusal naming the count); returns the entries read. */
+static int int_array(reader *r, const json_t *a, const char *key, int64_t *v, int max) {
+  char buf[64];
+  if (!json_is_array(a))
+    refuse(r, "\"%s\" must be an array of integers, found %s", key, kind(a, buf, sizeof buf));
+  size_t n = json_array_size(a);
+  if (n > (size_t)max) refuse(r, "\"%s\" has %zu entries, at most %d (NDX_MAX_RANK)", key, n, max);
+  for (size_t i = 0; i < n; i++) {
+    const json_t *e = json_array_get(a, i);
+    if (!json_is_integer(e))
+      refuse(r, "\"%s\" entry %zu must be an integer, found %s", key, i, kind(e, buf, sizeof buf));
+    v[i] = (int64_t)json_integer_value(e);
+  }
+  return (int)n;
 }
 
 /* An integer member in [lo, hi]. */
-static int64_t int_member(reader *r, const json_value *m, const char *key, int64_t lo, int64_t hi) {
-  if (m->kind != JSON_INT)
-    refuse(r, m->at, "\"%s\" must be an integer, found %s", key, json_kind_name(m->kind));
-  if (m->num < lo || m->num > hi)
-    refuse(r, m->at, "\"%s\" is %lld, not in [%lld, %lld]", key, (long long)m->num, (long long)lo,
+static int64_t int_member(reader *r, const json_t *m, const char *key, int64_t lo, int64_t hi) {
+  char buf[64];
+  if (!json_is_integer(m))
+    refuse(r, "\"%s\" must be an integer, found %s", key, kind(m, buf, sizeof buf));
+  int64_t v = (int64_t)json_integer_value(m);
+  if (v < lo || v > hi)
+    refuse(r, "\"%s\" is %lld, not in [%lld, %lld]", key, (long long)v, (long long)lo,
            (long long)hi);
-  return m->num;
+  return v;
 }
 
 /* Reads "dtype" into t->dtype and *out. */
-static void read_dtype(reader *r, const json_value *d, DLTensor *t, tool_layout *out) {
-  if (d->kind != JSON_OBJECT)
-    refuse(r, d->at, "\"dtype\" must be an object {\"code\", \"bits\", \"lanes\"}, found %s",
-           json_kind_name(d->kind));
-  const json_value *code = NULL, *bits = NULL, *lanes = NULL;
-  for (const json_value *m = json_first(&r->doc, d); m; m = json_next(&r->doc, m)) {
-    const char *k = json_key(&r->doc, m);
-    if (strcmp(k, "code") == 0)
-      code = m;
-    else if (strcmp(k, "bits") == 0)
-      bits = m;
-    else if (strcmp(k, "lanes") == 0)
-      lanes = m;
-    else
-      refuse(r, m->at, "unknown key \"%s\" in \"dtype\" (code, bits, lanes)", k);
+static void read_dtype(reader *r, const json_t *d, DLTensor *t, tool_layout *out) {
+  char buf[64];
+  if (!json_is_object(d))
+    refuse(r, "\"dtype\" must be an object {\"code\", \"bits\", \"lanes\"}, found %s",
+           kind(d, buf, sizeof buf));
+  const char *k;
+  const json_t *m;
+  json_object_foreach((json_t *)d, k, m) {
+    if (strcmp(k, "code") != 0 && strcmp(k, "bits") != 0 && strcmp(k, "lanes") != 0)
+      refuse(r, "unknown key \"%s\" in \"dtype\" (code, bits, lanes)", k);
   }
-  if (!code) refuse(r, d->at, "\"dtype\" has no \"code\"");
-  if (!bits) refuse(r, d->at, "\"dtype\" has no \"bits\"");
+  const json_t *code = json_object_get(d, "code"), *bits = json_object_get(d, "bits"),
+               *lanes = json_object_get(d, "lanes");
+  if (!code) refuse(r, "\"dtype\" has no \"code\"");
+  if (!bits) refuse(r, "\"dtype\" has no \"bits\"");
   out->code_name = NULL;
-  if (code->kind == JSON_STRING) {
-    const char *name = json_str(&r->doc, code);
-    int k = 0;
-    while (k < NCODES && strcmp(name, dtype_codes[k].name) != 0) k++;
-    if (k == NCODES)
-      refuse(r, code->at,
+  if (json_is_string(code)) {
+    const char *name = json_string_value(code);
+    int c = 0;
+    while (c < NCODES && strcmp(name, dtype_codes[c].name) != 0) c++;
+    if (c == NCODES)
+      refuse(r,
              "\"code\" \"%s\" is not a DLPack type code (int, uint, float, opaque_handle, bfloat, "
              "complex, bool, or a number 0-255)",
              name);
-    out->code = dtype_codes[k].code, out->code_name = dtype_codes[k].name;
+    out->code = dtype_codes[c].code, out->code_name = dtype_codes[c].name;
   } else {
     out->code = (int)int_member(r, code, "code", 0, 255);
   }
@@ -145,49 +152,61 @@ static void read_dtype(reader *r, const json_value *d, DLTensor *t, tool_layout 
   t->dtype = (DLDataType){(uint8_t)out->code, (uint8_t)out->dtype_bits, (uint16_t)out->lanes};
 }
 
-static void read_json(tool_layout *out, reader *r, const char *text, size_t len, int bits) {
-  if (!json_parse(&r->doc, text, len)) {
-    char why[sizeof r->doc.error];
-    memcpy(why, r->doc.error, sizeof why);
-    free(r->owned);
-    tool_malformed("%s: not JSON: %s", r->what, why);
+/* Parses `text` (or, with `path`, the file) and makes the layout. */
+static void read_json(tool_layout *out, const char *what, const char *text, const char *path,
+                      int bits) {
+  /* Any value at the top, so that '[1]' gets "a layout is an object". */
+  size_t flags = JSON_REJECT_DUPLICATES | JSON_DECODE_ANY;
+  json_error_t e;
+  reader r = {.what = what};
+  if (path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) tool_malformed("%s: cannot open '%s': %s", what, path, strerror(errno));
+    r.root = json_loadf(f, flags, &e);
+    int bad =
+        ferror(f) ? (errno ? errno : EIO) : 0; /* a directory reads as an error, not as no text */
+    fclose(f);
+    if (bad) {
+      json_decref(r.root);
+      tool_malformed("%s: cannot read '%s': %s", what, path, strerror(bad));
+    }
+  } else {
+    r.root = json_loadb(text, strlen(text), flags, &e);
   }
-  const json_value *root = &r->doc.values[0];
-  if (root->kind != JSON_OBJECT)
-    refuse(r, root->at, "a layout is an object {\"shape\", ...}, found %s",
-           json_kind_name(root->kind));
-  const json_value *shape = NULL, *strides = NULL, *offset = NULL, *dtype = NULL;
-  for (const json_value *m = json_first(&r->doc, root); m; m = json_next(&r->doc, m)) {
-    const char *k = json_key(&r->doc, m);
-    if (strcmp(k, "shape") == 0)
-      shape = m;
-    else if (strcmp(k, "strides") == 0)
-      strides = m;
-    else if (strcmp(k, "byte_offset") == 0)
-      offset = m;
-    else if (strcmp(k, "dtype") == 0)
-      dtype = m;
-    else
-      refuse(r, m->at, "unknown key \"%s\" (shape, strides, byte_offset, dtype)", k);
+  if (!r.root)
+    tool_malformed("%s: not JSON%s%s: line %d, column %d, byte %d: %s", what, path ? " in " : "",
+                   path ? path : "", e.line, e.column, e.position, e.text);
+  char buf[64];
+  const json_t *root = r.root;
+  if (!json_is_object(root))
+    refuse(&r, "a layout is an object {\"shape\", ...}, found %s", kind(root, buf, sizeof buf));
+  const char *k;
+  const json_t *m;
+  json_object_foreach(r.root, k, m) {
+    if (strcmp(k, "shape") != 0 && strcmp(k, "strides") != 0 && strcmp(k, "byte_offset") != 0 &&
+        strcmp(k, "dtype") != 0)
+      refuse(&r, "unknown key \"%s\" (shape, strides, byte_offset, dtype)", k);
   }
-  if (!shape) refuse(r, root->at, "the layout has no \"shape\"");
+  const json_t *shape = json_object_get(root, "shape"), *strides = json_object_get(root, "strides"),
+               *offset = json_object_get(root, "byte_offset"),
+               *dtype = json_object_get(root, "dtype");
+  if (!shape) refuse(&r, "the layout has no \"shape\"");
 
   int64_t dims[NDX_MAX_RANK], steps[NDX_MAX_RANK];
   DLTensor t = {0};
   t.device = (DLDevice){kDLCPU, 0};
-  t.ndim = int_array(r, shape, "shape", dims, NDX_MAX_RANK);
+  t.ndim = int_array(&r, shape, "shape", dims, NDX_MAX_RANK);
   t.shape = dims;
-  if (strides && strides->kind != JSON_NULL) {
-    int n = int_array(r, strides, "strides", steps, NDX_MAX_RANK);
+  if (strides && !json_is_null(strides)) {
+    int n = int_array(&r, strides, "strides", steps, NDX_MAX_RANK);
     if (n != t.ndim)
-      refuse(r, strides->at, "\"strides\" has %d entr%s, \"shape\" %d", n, n == 1 ? "y" : "ies",
-             (int)t.ndim);
+      refuse(&r, "\"strides\" has %d entr%s, \"shape\" %d", n, n == 1 ? "y" : "ies", (int)t.ndim);
     t.strides = steps;
   }
-  if (offset) t.byte_offset = (uint64_t)int_member(r, offset, "byte_offset", 0, INT64_MAX);
+  if (offset) t.byte_offset = (uint64_t)int_member(&r, offset, "byte_offset", 0, INT64_MAX);
   *out = (tool_layout){0};
   if (dtype) {
-    read_dtype(r, dtype, &t, out);
+    read_dtype(&r, dtype, &t, out);
   } else {
     t.dtype = (DLDataType){kDLUInt, (uint8_t)bits, 1};
   }
@@ -196,14 +215,12 @@ static void read_json(tool_layout *out, reader *r, const char *text, size_t len,
    * view reaching below byte 0 is refused, not moved. */
   ndx_status s = ndx_dlpack_import(&out->l, &width, NULL, &t);
   if (s != NDX_OK)
-    refuse(r, root->at, "%s (%s)", ndx_last_error()[0] ? ndx_last_error() : "refused",
-           ndx_status_name(s));
+    refuse(&r, "%s (%s)", ndx_last_error()[0] ? ndx_last_error() : "refused", ndx_status_name(s));
   out->bits = dtype ? width : 0;
-  json_free(&r->doc);
-  free(r->owned);
+  json_decref(r.root);
 }
 
-#endif /* NDX_TOOL_HAVE_DLPACK */
+#endif /* NDX_TOOL_HAVE_JSON */
 
 void tool_arg_layout(tool_layout *out, const char *text, const char *what, int bits) {
   char buf[80];
@@ -216,19 +233,17 @@ void tool_arg_layout(tool_layout *out, const char *text, const char *what, int b
                      ndx_last_error()[0] ? ndx_last_error() : "refused", ndx_status_name(s));
     return;
   }
-#if defined(NDX_TOOL_HAVE_DLPACK)
-  reader r = {.what = what};
-  size_t len = strlen(text);
-  if (text[0] == '@') {
-    r.owned = read_file(text + 1, what, &len);
-    text = r.owned;
-  }
-  read_json(out, &r, text, len, bits);
+#if defined(NDX_TOOL_HAVE_JSON)
+  read_json(out, what, text, text[0] == '@' ? text + 1 : NULL, bits);
 #else
   (void)bits;
-  tool_malformed("%s '%s' is JSON, but this ndx was built without DLPack (meson option dlpack; "
-                 "dlpack/dlpack.h, Debian libdlpack-dev): give the layout as text, "
-                 "'shape=[..] strides=[..] offset=N'",
+  tool_malformed("%s '%s' is JSON, but this ndx was built without "
+#if !defined(NDX_TOOL_HAVE_DLPACK)
+                 "DLPack (meson option dlpack; dlpack/dlpack.h, Debian libdlpack-dev)"
+#else
+                 "jansson (the JSON parser; Debian libjansson-dev)"
+#endif
+                 ": give the layout as text, 'shape=[..] strides=[..] offset=N'",
                  what, shown(buf, sizeof buf, text));
 #endif
 }

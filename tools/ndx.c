@@ -49,7 +49,7 @@ static const char usage_text[] =
     "\n"
     "LAYOUT is ndx_format's text, strides and offset optional (C order, 0):\n"
     "  'shape=[3,2] strides=[1,3] offset=0'   'shape=[2,3]'\n"
-    "or DLPack-like JSON, inline or from a file ('@FILE'; needs a build with DLPack):\n"
+    "or DLPack-like JSON, inline or from a file ('@FILE'; needs DLPack and jansson):\n"
     "  '{\"shape\":[3,2],\"strides\":[1,3],\"byte_offset\":0,\n"
     "    \"dtype\":{\"code\":\"float\",\"bits\":32,\"lanes\":1}}'\n"
     "  strides (or null: C order), byte_offset (0) and dtype are optional; elements are\n"

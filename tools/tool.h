@@ -75,9 +75,9 @@ typedef struct tool_layout {
  *    "dtype": {"code": "float" | 2, "bits": 32, "lanes": 1}}
  * shape required; strides (null: C order), byte_offset (0) and dtype optional;
  * without a dtype the elements are `bits` wide (for byte_offset). The JSON is
- * converted through a DLTensor and ndx_dlpack_import. Anything refused —
- * malformed text or JSON, a value the library refuses, JSON in a build without
- * DLPack — exits 2 with the reason. */
+ * parsed by jansson and converted through a DLTensor and ndx_dlpack_import.
+ * Anything refused — malformed text or JSON, a value the library refuses, JSON
+ * in a build without DLPack or jansson — exits 2 with the reason. */
 void tool_arg_layout(tool_layout *out, const char *text, const char *what, int bits);
 
 /* Agrees the element width of a command: `opt` (--bits, 0 when not given)
