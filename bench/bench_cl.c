@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "oracle.h" /* the host reference (tests/oracle.h) */
 #include "ndx/ndx_cl.h"
 #include "ndx/ndx_layout.h"
 #include "ndx/ndx_pack.h"
@@ -245,23 +246,6 @@ typedef struct check {
   size_t dst_bytes;
 } check;
 
-static int64_t position_of(const ndx_layout *l, int64_t i) {
-  int64_t pos = l->offset;
-  for (int a = l->rank - 1; a >= 0; a--) {
-    int64_t d = l->shape[a];
-    pos += (i % d) * l->strides[a];
-    i /= d;
-  }
-  return pos;
-}
-
-static bool same_element(const uint8_t *d, int64_t pd, const uint8_t *s, int64_t ps, int bits) {
-  if (bits >= 8) return memcmp(d + pd * (bits / 8), s + ps * (bits / 8), (size_t)bits / 8) == 0;
-  uint32_t mask = (1u << bits) - 1u;
-  int64_t bd = pd * bits, bs = ps * bits;
-  return ((d[bd >> 3] >> (bd & 7)) & mask) == ((s[bs >> 3] >> (bs & 7)) & mask);
-}
-
 /* Reads `dst` back and compares it with the host's copy; false with `why`. */
 static bool check_result(env *e, cl_mem dst, const check *c, char *why, size_t whysz) {
   uint8_t *d = malloc(c->dst_bytes ? c->dst_bytes : 1);
@@ -275,27 +259,28 @@ static bool check_result(env *e, cl_mem dst, const check *c, char *why, size_t w
     free(d);
     return false;
   }
-  int64_t numel = ndx_numel(c->src_l);
-  bool all = numel <= CHECK_ALL_BELOW;
-  int64_t count = all ? numel : CHECK_SAMPLES + 8192;
-  uint64_t s = 0x9e3779b97f4a7c15u;
-  bool ok = true;
-  for (int64_t k = 0; k < count && ok; k++) {
-    int64_t i = all        ? k
-                : k < 4096 ? k
-                : k < 8192 ? numel - 8192 + k
-                           : (int64_t)(rng_next(&s) % (uint64_t)numel);
-    int64_t pd = position_of(c->dst_l, i), ps = position_of(c->src_l, i);
-    if (!same_element(d, pd, c->src, ps, c->bits)) {
-      snprintf(why, whysz,
-               "element %" PRId64 " (dst position %" PRId64 ", src position %" PRId64
-               ") differs from the host's",
-               i, pd, ps);
-      ok = false;
+  /* all elements, in C order; or the first and the last 4096 and random ones */
+  int64_t numel = ndx_numel(c->src_l), wrong;
+  if (numel <= CHECK_ALL_BELOW)
+    wrong = oracle_first_wrong(d, c->dst_l, c->src, c->src_l, c->bits, 0, numel);
+  else if ((wrong = oracle_first_wrong(d, c->dst_l, c->src, c->src_l, c->bits, 0, 4096)) < 0 &&
+           (wrong = oracle_first_wrong(d, c->dst_l, c->src, c->src_l, c->bits, numel - 4096,
+                                       4096)) < 0) {
+    uint64_t s = 0x9e3779b97f4a7c15u;
+    for (int64_t k = 0; k < CHECK_SAMPLES && wrong < 0; k++) {
+      int64_t i = (int64_t)(rng_next(&s) % (uint64_t)numel);
+      if (!oracle_same_element(d, oracle_position_of(c->dst_l, i), c->src,
+                               oracle_position_of(c->src_l, i), c->bits))
+        wrong = i;
     }
   }
   free(d);
-  return ok;
+  if (wrong < 0) return true;
+  snprintf(why, whysz,
+           "element %" PRId64 " (dst position %" PRId64 ", src position %" PRId64
+           ") differs from the host's",
+           wrong, oracle_position_of(c->dst_l, wrong), oracle_position_of(c->src_l, wrong));
+  return false;
 }
 
 /* ---- Figures: operations measured together ----------------------------------------- */

@@ -1,9 +1,15 @@
-/* cl_env.h: the OpenCL device the device suites run on.
+/* cl_env.h: the OpenCL environment every OpenCL suite runs in.
  *
- * The first device of the first platform, or of the first platform whose
- * name contains $NDX_CL_PLATFORM (e.g. NVIDIA). Each suite opens its own
- * context in its setup: Criterion forks a process per test, and a context
- * must never be created in the parent. */
+ * The device is the first device of the first platform, or of the first
+ * platform whose name contains $NDX_CL_PLATFORM (e.g. NVIDIA). cl_env_open
+ * makes a context, an in-order queue and an ndx_cl on it; cl_env_need skips
+ * the test without a device, or fails it under CI=true, where a missing
+ * device is a failure; cl_env_close releases everything.
+ *
+ * Criterion forks a process per test, and a context must never be created
+ * in the parent: each suite opens its environment inside the test (its
+ * .init fixture, or the test itself). Include criterion/criterion.h, or
+ * tests/mini_criterion.h, first: the asserts are theirs. */
 #ifndef NDX_TESTS_CL_ENV_H
 #define NDX_TESTS_CL_ENV_H
 
@@ -12,6 +18,20 @@
 #include <string.h>
 
 #include <CL/cl.h>
+
+#include "ndx/ndx_cl.h"
+
+#ifndef cr_assert
+#error "cl_env.h: include criterion/criterion.h or mini_criterion.h first"
+#endif
+
+typedef struct cl_env {
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+  ndx_cl *cl;
+  char missing[256]; /* why there is no device, when there is none */
+} cl_env;
 
 /* The device, or NULL with the reason in `missing`. */
 static inline cl_device_id cl_env_device(char *missing, size_t size) {
@@ -34,6 +54,40 @@ static inline cl_device_id cl_env_device(char *missing, size_t size) {
     snprintf(missing, size, "no OpenCL device on %u platform(s)%s%s", np,
              want && *want ? " named like " : "", want && *want ? want : "");
   return device;
+}
+
+/* Fills `env` from nothing: the device, its context, a queue and an ndx_cl;
+ * without a device, only `missing`. */
+static inline void cl_env_open(cl_env *env) {
+  memset(env, 0, sizeof *env);
+  env->device = cl_env_device(env->missing, sizeof env->missing);
+  if (!env->device) return;
+  cl_int e;
+  env->context = clCreateContext(NULL, 1, &env->device, NULL, NULL, &e);
+  cr_assert_eq(e, CL_SUCCESS, "clCreateContext: %d", e);
+  env->queue = clCreateCommandQueue(env->context, env->device, 0, &e);
+  cr_assert_eq(e, CL_SUCCESS, "clCreateCommandQueue: %d", e);
+  ndx_status s = ndx_cl_create(&env->cl, env->context, env->device);
+  cr_assert_eq(s, NDX_OK, "ndx_cl_create: %s", ndx_last_error());
+}
+
+/* Returns when `env` has a device; else skips the test, or fails it under
+ * CI=true. */
+static inline void cl_env_need(const cl_env *env) {
+  if (env->cl) return;
+  const char *ci = getenv("CI");
+  if (ci && strcmp(ci, "true") == 0)
+    cr_assert(0, "CI=true but %s: the device suite must run in CI", env->missing);
+  cr_skip_test("%s (install PoCL: apt-get install pocl-opencl-icd)", env->missing);
+}
+
+/* Releases what cl_env_open made and clears `env` (without Criterion, the
+ * next test runs in this process). */
+static inline void cl_env_close(cl_env *env) {
+  ndx_cl_destroy(env->cl);
+  if (env->queue) clReleaseCommandQueue(env->queue);
+  if (env->context) clReleaseContext(env->context);
+  memset(env, 0, sizeof *env);
 }
 
 #endif

@@ -1,14 +1,14 @@
-/* cuda_cases.h: the copy cases of the CUDA suites and a reference copy.
+/* cuda_cases.h: the copy cases of the CUDA suites.
  *
  * Shared by tests/test_cuda.c (the copies run on a GPU) and
  * tests/test_cuda_emulate.cu (the same kernels run thread by thread on the
  * host), so both check one list: random layout pairs of ranks 0..8 (views
  * with permuted axes, negative and step-2 slices, broadcasts, windows,
  * offsets, empty tensors) and named cases large enough to reach every
- * kernel's tiles and edges, for every width. The reference copies element
- * by element from the definition (oracle.h), so a destination buffer filled
- * with a pattern is compared byte for byte, untouched bytes included. Plain
- * C that also compiles as C++. */
+ * kernel's tiles and edges, for every width. The reference is oracle.h's
+ * oracle_copy, element by element from the definition, so a destination
+ * buffer filled with a pattern is compared byte for byte, untouched bytes
+ * included. Plain C that also compiles as C++. */
 #ifndef NDX_TEST_CUDA_CASES_H
 #define NDX_TEST_CUDA_CASES_H
 
@@ -41,31 +41,6 @@ static inline size_t cuda_case_bytes(const ndx_layout *l, int bits) {
 static inline void cuda_fill(uint8_t *buf, size_t n, uint64_t seed) {
   oracle_rng r = {seed * 0x9e3779b97f4a7c15u + 1};
   for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)oracle_next(&r);
-}
-
-static inline uint32_t cuda_get_bits(const uint8_t *b, int64_t pos, int bits) {
-  int64_t bit = pos * bits;
-  return (uint32_t)(b[bit >> 3] >> (bit & 7)) & ((1u << bits) - 1u);
-}
-
-static inline void cuda_set_bits(uint8_t *b, int64_t pos, int bits, uint32_t v) {
-  int64_t bit = pos * bits;
-  uint8_t mask = (uint8_t)(((1u << bits) - 1u) << (bit & 7));
-  b[bit >> 3] = (uint8_t)((b[bit >> 3] & ~mask) | ((v << (bit & 7)) & mask));
-}
-
-/* dst[element i of d] = src[element i of s], by the definition. */
-static inline void cuda_reference(uint8_t *dst, const uint8_t *src, const ndx_layout *d,
-                                  const ndx_layout *s, int bits) {
-  int64_t n = oracle_numel(d), index[NDX_MAX_RANK];
-  for (int64_t k = 0; k < n; k++) {
-    oracle_unravel(d->rank, d->shape, k, index);
-    int64_t pd = oracle_position(d, index), ps = oracle_position(s, index);
-    if (bits >= 8)
-      memcpy(dst + pd * (bits / 8), src + ps * (bits / 8), (size_t)(bits / 8));
-    else
-      cuda_set_bits(dst, pd, bits, cuda_get_bits(src, ps, bits));
-  }
 }
 
 /* The first byte where a and b differ, or -1. */

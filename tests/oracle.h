@@ -184,4 +184,133 @@ static inline int oracle_random_shape(oracle_rng *r, int max_rank, int64_t max_e
   return rank;
 }
 
+/* ---- The reference copy ------------------------------------------------- */
+
+/* Element i (C order) of a source layout to element i of a destination
+ * layout of the same shape, by the definition, on host buffers: the one
+ * reference that the device suites (OpenCL and CUDA), `ndx copy`, `ndx demo`
+ * and ndx-bench check against. Elements are `bits` wide, 1..128; sub-byte
+ * elements are packed little bit-endian: element p is bits p*bits ..
+ * p*bits+bits-1, bit 8q+r being bit r of byte q. Plain C that also compiles
+ * as C++ (tests/cuda_cases.h is built by nvcc too). */
+
+#include <string.h>
+
+/* The position of C-order element k of `l`: oracle_position of
+ * oracle_unravel(k), in one pass. */
+static inline int64_t oracle_position_of(const ndx_layout *l, int64_t k) {
+  int64_t p = l->offset;
+  for (int a = l->rank - 1; a >= 0; a--) {
+    int64_t n = l->shape[a];
+    p += (n ? k % n : 0) * l->strides[a];
+    k = n ? k / n : 0;
+  }
+  return p;
+}
+
+/* An odometer over the C-order index of `d`'s shape that carries the
+ * positions of the element at hand in `d` and in `s` (of the same shape;
+ * NULL: `d` alone). A step adds the strides of the innermost axis that does
+ * not wrap and takes back those of the axes inside it: the positions stay
+ * oracle_position(index), at the cost of an addition per element. */
+typedef struct oracle_walk {
+  const ndx_layout *d, *s;
+  int64_t k, n;   /* the element at hand, the element count */
+  int64_t pd, ps; /* its positions in d and s */
+  int64_t index[NDX_MAX_RANK];
+} oracle_walk;
+
+/* Starts `w` at C-order element k (k == numel: past the end). */
+static inline void oracle_walk_start(oracle_walk *w, const ndx_layout *d, const ndx_layout *s,
+                                     int64_t k) {
+  w->d = d;
+  w->s = s;
+  w->k = k;
+  w->n = oracle_numel(d);
+  oracle_unravel(d->rank, d->shape, k, w->index);
+  w->pd = oracle_position(d, w->index);
+  w->ps = s ? oracle_position(s, w->index) : 0;
+}
+
+/* Steps `w` to the next element; false once past the last one. */
+static inline bool oracle_walk_step(oracle_walk *w) {
+  if (++w->k >= w->n) return false;
+  const ndx_layout *d = w->d, *s = w->s;
+  for (int a = d->rank - 1; a >= 0; a--) {
+    if (++w->index[a] < d->shape[a]) {
+      w->pd += d->strides[a];
+      if (s) w->ps += s->strides[a];
+      break;
+    }
+    w->index[a] = 0;
+    w->pd -= (d->shape[a] - 1) * d->strides[a];
+    if (s) w->ps -= (s->shape[a] - 1) * s->strides[a];
+  }
+  return true;
+}
+
+/* The element at position pd of `dst` gets the one at position ps of `src`;
+ * `mask` (NULL: none) gets 1 on every byte of `dst` the element touches. */
+static inline void oracle_copy_element(uint8_t *dst, int64_t pd, const uint8_t *src, int64_t ps,
+                                       int bits, uint8_t *mask) {
+  if (bits % 8 == 0) {
+    size_t w = (size_t)bits / 8;
+    memcpy(dst + (size_t)pd * w, src + (size_t)ps * w, w);
+    if (mask) memset(mask + (size_t)pd * w, 1, w);
+  } else if (8 % bits == 0) { /* 1, 2, 4 bits: within one byte */
+    int64_t q = pd * bits, r = ps * bits;
+    unsigned m = (1u << bits) - 1u, v = ((unsigned)src[r >> 3] >> (r & 7)) & m;
+    dst[q >> 3] = (uint8_t)((dst[q >> 3] & ~(m << (q & 7))) | v << (q & 7));
+    if (mask) mask[q >> 3] = 1;
+  } else {
+    for (int b = 0; b < bits; b++) {
+      int64_t q = pd * bits + b, r = ps * bits + b;
+      unsigned v = ((unsigned)src[r >> 3] >> (r & 7)) & 1u;
+      dst[q >> 3] = (uint8_t)((dst[q >> 3] & ~(1u << (q & 7))) | v << (q & 7));
+      if (mask) mask[q >> 3] = 1;
+    }
+  }
+}
+
+/* Whether the element at position pa of `a` equals the one at pb of `b`. */
+static inline bool oracle_same_element(const uint8_t *a, int64_t pa, const uint8_t *b, int64_t pb,
+                                       int bits) {
+  if (bits % 8 == 0) {
+    size_t w = (size_t)bits / 8;
+    return memcmp(a + (size_t)pa * w, b + (size_t)pb * w, w) == 0;
+  }
+  if (8 % bits == 0) {
+    int64_t q = pa * bits, r = pb * bits;
+    unsigned m = (1u << bits) - 1u;
+    return (((unsigned)a[q >> 3] >> (q & 7)) & m) == (((unsigned)b[r >> 3] >> (r & 7)) & m);
+  }
+  for (int i = 0; i < bits; i++) {
+    int64_t q = pa * bits + i, r = pb * bits + i;
+    if (((a[q >> 3] >> (q & 7)) & 1) != ((b[r >> 3] >> (r & 7)) & 1)) return false;
+  }
+  return true;
+}
+
+/* The reference copy: element i of `s` in `src` to element i of `d` in
+ * `dst`, for every i, in C order; bytes and bits of `dst` that no element
+ * of `d` covers are left as they are. `mask` as oracle_copy_element. */
+static inline void oracle_copy(uint8_t *dst, const ndx_layout *d, const uint8_t *src,
+                               const ndx_layout *s, int bits, uint8_t *mask) {
+  oracle_walk w;
+  for (oracle_walk_start(&w, d, s, 0); w.k < w.n; oracle_walk_step(&w))
+    oracle_copy_element(dst, w.pd, src, w.ps, bits, mask);
+}
+
+/* The reference's check of a result: the first of C-order elements from ..
+ * from+count-1 (those below numel) at which `dst` under `d` does not hold
+ * what `src` holds under `s`, or -1 when they all agree. */
+static inline int64_t oracle_first_wrong(const uint8_t *dst, const ndx_layout *d,
+                                         const uint8_t *src, const ndx_layout *s, int bits,
+                                         int64_t from, int64_t count) {
+  oracle_walk w;
+  for (oracle_walk_start(&w, d, s, from); w.k < w.n && w.k - from < count; oracle_walk_step(&w))
+    if (!oracle_same_element(dst, w.pd, src, w.ps, bits)) return w.k;
+  return -1;
+}
+
 #endif /* NDX_TEST_ORACLE_H */

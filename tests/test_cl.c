@@ -23,39 +23,14 @@
 
 /* ---- Environment --------------------------------------------------------------- */
 
-static struct {
-  cl_device_id device;
-  cl_context context;
-  cl_command_queue queue;
-  ndx_cl *cl;
-  char missing[256]; /* why there is no device, when there is none */
-} env;
+static cl_env env;
 
 static void setup(void) {
-  env.device = cl_env_device(env.missing, sizeof env.missing);
-  if (!env.device) return;
-  cl_int e;
-  env.context = clCreateContext(NULL, 1, &env.device, NULL, NULL, &e);
-  cr_assert_eq(e, CL_SUCCESS, "clCreateContext: %d", e);
-  env.queue = clCreateCommandQueue(env.context, env.device, 0, &e);
-  cr_assert_eq(e, CL_SUCCESS, "clCreateCommandQueue: %d", e);
-  ndx_status s = ndx_cl_create(&env.cl, env.context, env.device);
-  cr_assert_eq(s, NDX_OK, "ndx_cl_create: %s", ndx_last_error());
+  cl_env_open(&env);
 }
 
 static void teardown(void) {
-  ndx_cl_destroy(env.cl);
-  if (env.queue) clReleaseCommandQueue(env.queue);
-  if (env.context) clReleaseContext(env.context);
-}
-
-/* Skips the test without a device, or fails it under CI=true. */
-static void need_device(void) {
-  if (env.cl) return;
-  const char *ci = getenv("CI");
-  if (ci && strcmp(ci, "true") == 0)
-    cr_assert_fail("CI=true but %s: the device suite must run in CI", env.missing);
-  cr_skip_test("%s (install PoCL: apt-get install pocl-opencl-icd)", env.missing);
+  cl_env_close(&env);
 }
 
 TestSuite(cl, .init = setup, .fini = teardown);
@@ -76,27 +51,6 @@ static cl_mem buffer(size_t size, const void *data) {
 static void read_back(cl_mem m, size_t size, void *out) {
   cl_int e = clEnqueueReadBuffer(env.queue, m, CL_TRUE, 0, size, out, 0, NULL, NULL);
   cr_assert_eq(e, CL_SUCCESS, "clEnqueueReadBuffer: %d", e);
-}
-
-static int ref_bit(const uint8_t *b, int64_t i) {
-  return (b[i / 8] >> (i % 8)) & 1;
-}
-static void ref_set_bit(uint8_t *b, int64_t i, int v) {
-  b[i / 8] = (uint8_t)((b[i / 8] & ~(1u << (i % 8))) | ((unsigned)v << (i % 8)));
-}
-
-/* Element i of `s` to element i of `d`, by the definition. */
-static void ref_copy(uint8_t *dst, const ndx_layout *d, const uint8_t *src, const ndx_layout *s,
-                     int bits) {
-  int64_t n = oracle_numel(d), index[NDX_MAX_RANK];
-  for (int64_t i = 0; i < n; i++) {
-    oracle_unravel(d->rank, d->shape, i, index);
-    int64_t pd = oracle_position(d, index), ps = oracle_position(s, index);
-    if (bits >= 8)
-      memcpy(dst + pd * (bits / 8), src + ps * (bits / 8), (size_t)(bits / 8));
-    else
-      for (int b = 0; b < bits; b++) ref_set_bit(dst, pd * bits + b, ref_bit(src, ps * bits + b));
-  }
 }
 
 /* Bytes a buffer for `l` needs, plus a margin that must stay untouched. */
@@ -122,7 +76,7 @@ static const char *check_copy(const ndx_layout *d, const ndx_layout *s, int bits
   for (size_t i = 0; i < ns; i++) src[i] = (uint8_t)oracle_next(&r);
   for (size_t i = 0; i < nd; i++) want[i] = pattern(i);
   cl_mem ms = buffer(ns, src), md = buffer(nd, want);
-  ref_copy(want, d, src, s, bits);
+  oracle_copy(want, d, src, s, bits, NULL);
   ndx_cl_plan *plan;
   ndx_status st = ndx_cl_plan_create_flags(&plan, env.cl, d, s, bits, flags);
   char dt[256], stx[256];
@@ -180,7 +134,7 @@ static cl_program build(const char *src, size_t len, const char *options) {
 }
 
 Test(cl, probe_sees_the_hosts_pack_layout) {
-  need_device();
+  cl_env_need(&env);
   cl_program p = build(ndx_cl_probe_source, ndx_cl_probe_source_size, "-cl-std=CL1.2 -Werror");
   cl_int e;
   cl_kernel k = clCreateKernel(p, "ndx_probe", &e);
@@ -229,7 +183,7 @@ Test(cl, probe_sees_the_hosts_pack_layout) {
 }
 
 Test(cl, kernels_build_with_werror_in_both_forms) {
-  need_device();
+  cl_env_need(&env);
   for (int wide = 0; wide < 2; wide++) {
     char options[128];
     snprintf(options, sizeof options, "%s -Werror", ndx_cl_build_options(wide));
@@ -238,7 +192,7 @@ Test(cl, kernels_build_with_werror_in_both_forms) {
 }
 
 Test(cl, device_positions_match_the_definition) {
-  need_device();
+  cl_env_need(&env);
   oracle_rng r = {77};
   for (int wide = 0; wide < 2; wide++) {
     cl_program p = build(ndx_cl_copy_source, ndx_cl_copy_source_size, ndx_cl_build_options(wide));
@@ -288,13 +242,13 @@ static const int widths[] = {1, 2, 4, 8, 16, 32, 64, 128};
 #define NWIDTHS (int)(sizeof widths / sizeof *widths)
 
 Test(cl, empty_copies_take_the_empty_path) {
-  need_device();
+  cl_env_need(&env);
   ndx_layout d = contiguous(3, (int64_t[]){3, 0, 2});
   for (int w = 0; w < NWIDTHS; w++) check_copy(&d, &d, widths[w], 0, "empty");
 }
 
 Test(cl, contiguous_copies_take_the_buffer_path) {
-  need_device();
+  cl_env_need(&env);
   ndx_layout d = make(2, (int64_t[]){4, 6}, (int64_t[]){6, 1}, 8);
   ndx_layout s = make(2, (int64_t[]){4, 6}, (int64_t[]){6, 1}, 16);
   for (int w = 0; w < NWIDTHS; w++) check_copy(&d, &s, widths[w], 0, "buffer");
@@ -316,7 +270,7 @@ Test(cl, contiguous_copies_take_the_buffer_path) {
 }
 
 Test(cl, sliced_rows_take_the_rows_path) {
-  need_device();
+  cl_env_need(&env);
   ndx_layout big = contiguous(3, (int64_t[]){3, 5, 40}), s,
              d = contiguous(3, (int64_t[]){3, 4, 33});
   cr_assert_eq(ndx_slice(&s, &big, (ndx_range[]){{0, 3, 1}, {4, 4, -1}, {5, 33, 1}}), NDX_OK);
@@ -330,7 +284,7 @@ Test(cl, sliced_rows_take_the_rows_path) {
 }
 
 Test(cl, transposes_take_the_transpose_path) {
-  need_device();
+  cl_env_need(&env);
   /* 2-d, non-power-of-two, edge tiles on both axes */
   ndx_layout c = contiguous(2, (int64_t[]){19, 13}), s, d = contiguous(2, (int64_t[]){13, 19});
   cr_assert_eq(ndx_transpose(&s, &c, 0, 1), NDX_OK);
@@ -361,7 +315,7 @@ Test(cl, transposes_take_the_transpose_path) {
  * thin matrices (2, 3 or 4 rows or columns: the interleaving loops; 5:
  * blocks and edges), a batch and a source that starts mid-row. */
 Test(cl, transposes_in_register_blocks_every_width) {
-  need_device();
+  cl_env_need(&env);
   int64_t shapes[][2] = {{70, 133}, {64, 64}, {131, 67}, {3, 200}, {200, 3}, {33, 17},
                          {2, 50},   {50, 2},  {4, 37},   {37, 4},  {5, 300}, {300, 5},
                          {24, 40},  {40, 24}, {48, 50},  {50, 48}, {8, 8},   {16, 16}};
@@ -387,7 +341,7 @@ Test(cl, transposes_in_register_blocks_every_width) {
  * bytes, byte by byte elsewhere (edges, a source at an odd element, a
  * flipped source); rows that share bytes take the byte-range kernel. */
 Test(cl, sub_byte_transposes_own_whole_destination_bytes) {
-  need_device();
+  cl_env_need(&env);
   int64_t shapes[][2] = {{40, 72}, {136, 264}, {264, 136}, {8, 520}, {520, 8}, {72, 5}};
   for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
     int64_t r = shapes[k][0], c = shapes[k][1];
@@ -417,7 +371,7 @@ Test(cl, sub_byte_transposes_own_whole_destination_bytes) {
 }
 
 Test(cl, strided_and_reversed_copies_take_the_gather_path) {
-  need_device();
+  cl_env_need(&env);
   /* every other element, reversed rows */
   ndx_layout big = contiguous(2, (int64_t[]){6, 30}), s, d = contiguous(2, (int64_t[]){6, 15});
   cr_assert_eq(ndx_slice(&s, &big, (ndx_range[]){{0, 6, 1}, {29, 15, -2}}), NDX_OK);
@@ -441,7 +395,7 @@ Test(cl, strided_and_reversed_copies_take_the_gather_path) {
 }
 
 Test(cl, every_kernel_in_the_64_bit_form) {
-  need_device();
+  cl_env_need(&env);
   ndx_layout c = contiguous(2, (int64_t[]){19, 13}), t, d = contiguous(2, (int64_t[]){13, 19});
   cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
   ndx_layout big = contiguous(2, (int64_t[]){6, 40}), rows, dr = contiguous(2, (int64_t[]){6, 33});
@@ -457,7 +411,7 @@ Test(cl, every_kernel_in_the_64_bit_form) {
 }
 
 Test(cl, a_span_past_2_31_elements_runs_the_64_bit_kernels) {
-  need_device();
+  cl_env_need(&env);
   /* 1-bit elements at positions 0, 2^31 and 2^31 + 5: 256 MiB of source
    * buffer, of which three bytes are written */
   const int64_t far = INT64_C(1) << 31;
@@ -548,7 +502,7 @@ static ndx_layout random_moves(oracle_rng *r, int rank, const int64_t *shape, bo
 }
 
 Test(cl, random_pairs_every_width_every_path) {
-  need_device();
+  cl_env_need(&env);
   oracle_rng r = {2024};
   int paths[5] = {0};
   const char *names[5] = {"empty", "buffer", "rows", "transpose", "gather"};
@@ -577,7 +531,7 @@ Test(cl, random_pairs_every_width_every_path) {
 /* ---- Refusals leave the destination untouched ----------------------------------------- */
 
 Test(cl, refusals_enqueue_nothing) {
-  need_device();
+  cl_env_need(&env);
   ndx_layout d = contiguous(2, (int64_t[]){4, 8}), s = contiguous(2, (int64_t[]){4, 8});
   ndx_layout other = contiguous(2, (int64_t[]){8, 4});
   uint8_t fill[256], got[256];
@@ -656,7 +610,7 @@ Test(cl, refusals_enqueue_nothing) {
 /* ---- Events and threads ---------------------------------------------------------- */
 
 Test(cl, copies_wait_for_their_wait_list_and_signal_done) {
-  need_device();
+  cl_env_need(&env);
   ndx_layout c = contiguous(2, (int64_t[]){9, 11}), t, d = contiguous(2, (int64_t[]){11, 9});
   cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
   ndx_layout empty = contiguous(1, (int64_t[]){0});
@@ -704,7 +658,7 @@ static void *run_job(void *arg) {
 }
 
 Test(cl, one_ndx_cl_serves_several_threads) {
-  need_device();
+  cl_env_need(&env);
   enum { T = 4, N = 33 };
   ndx_layout c = contiguous(2, (int64_t[]){N, N}), t;
   cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
@@ -735,7 +689,7 @@ Test(cl, one_ndx_cl_serves_several_threads) {
 }
 
 Test(cl, large_copies_split_across_many_work_items) {
-  need_device();
+  cl_env_need(&env);
   /* [301, 263] from a [263, 301] (transpose), from a padded slice (rows) and
    * reversed with a stride (gather): tens of thousands of elements, so every
    * kernel runs many work-items whose ranges start mid-row */

@@ -244,39 +244,15 @@ static long resident_pages(void) {
 
 /* ---- Environment --------------------------------------------------------------- */
 
-static struct {
-  cl_device_id device;
-  cl_context context;
-  cl_command_queue queue;
-  ndx_cl *cl;
-  char missing[256];
-} env;
+static cl_env env;
 
 static void setup(void) {
-  env.device = cl_env_device(env.missing, sizeof env.missing);
-  if (!env.device) return;
-  cl_int e;
-  env.context = clCreateContext(NULL, 1, &env.device, NULL, NULL, &e);
-  cr_assert_eq(e, CL_SUCCESS, "clCreateContext: %d", e);
-  env.queue = clCreateCommandQueue(env.context, env.device, 0, &e);
-  cr_assert_eq(e, CL_SUCCESS, "clCreateCommandQueue: %d", e);
-  ndx_status s = ndx_cl_create(&env.cl, env.context, env.device);
-  cr_assert_eq(s, NDX_OK, "ndx_cl_create: %s", ndx_last_error());
+  cl_env_open(&env);
 }
 
 static void teardown(void) {
   arm(0);
-  ndx_cl_destroy(env.cl);
-  if (env.queue) clReleaseCommandQueue(env.queue);
-  if (env.context) clReleaseContext(env.context);
-}
-
-static void need_device(void) {
-  if (env.cl) return;
-  const char *ci = getenv("CI");
-  if (ci && strcmp(ci, "true") == 0)
-    cr_assert_fail("CI=true but %s: the device suite must run in CI", env.missing);
-  cr_skip_test("%s (install PoCL: apt-get install pocl-opencl-icd)", env.missing);
+  cl_env_close(&env);
 }
 
 TestSuite(cl_faults, .init = setup, .fini = teardown);
@@ -322,21 +298,6 @@ static void expect_message(const char *what, const char *a, const char *b, const
             c ? "\", \"" : "", c ? c : "");
 }
 
-/* Element i of `s` to element i of `d` on the host (any width). */
-static void ref_copy(uint8_t *dst, const ndx_layout *d, const uint8_t *src, const ndx_layout *s,
-                     int bits) {
-  int64_t n = oracle_numel(d), index[NDX_MAX_RANK];
-  for (int64_t i = 0; i < n; i++) {
-    oracle_unravel(d->rank, d->shape, i, index);
-    int64_t pd = oracle_position(d, index) * bits, ps = oracle_position(s, index) * bits;
-    for (int b = 0; b < bits; b++) {
-      int v = (src[(ps + b) / 8] >> ((ps + b) % 8)) & 1;
-      dst[(pd + b) / 8] = (uint8_t)((dst[(pd + b) / 8] & ~(1u << ((pd + b) % 8))) |
-                                    ((unsigned)v << ((pd + b) % 8)));
-    }
-  }
-}
-
 /* ---- Buffers too small ----------------------------------------------------------- */
 
 typedef struct span_case {
@@ -347,7 +308,7 @@ typedef struct span_case {
 } span_case;
 
 Test(cl_faults, buffers_too_small_for_the_span_are_refused_with_the_sizes) {
-  need_device();
+  cl_env_need(&env);
   span_case cases[] = {
       {contiguous(2, (int64_t[]){4, 8}), 8, 32, "[4,8] bytes"},
       {make(2, (int64_t[]){4, 8}, (int64_t[]){9, 1}, 3), 8, 3 + 27 + 7 + 1, "padded rows"},
@@ -404,7 +365,7 @@ Test(cl_faults, buffers_too_small_for_the_span_are_refused_with_the_sizes) {
 /* ---- Foreign objects, images, released buffers ------------------------------------ */
 
 Test(cl_faults, objects_of_another_context_are_refused) {
-  need_device();
+  cl_env_need(&env);
   ndx_layout l = contiguous(2, (int64_t[]){8, 8}), t;
   cr_assert_eq(ndx_transpose(&t, &l, 0, 1), NDX_OK);
   cl_int e;
@@ -431,7 +392,7 @@ Test(cl_faults, objects_of_another_context_are_refused) {
 }
 
 Test(cl_faults, an_image_is_not_a_buffer) {
-  need_device();
+  cl_env_need(&env);
   cl_bool images = CL_FALSE;
   clGetDeviceInfo(env.device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, NULL);
   if (!images) cr_skip_test("the device has no image support");
@@ -454,7 +415,7 @@ Test(cl_faults, an_image_is_not_a_buffer) {
  * call returns: the copy, held back by a user event, still runs on them.
  * dst is a sub-buffer, so that its bytes are read through its parent. */
 Test(cl_faults, buffers_and_plans_released_right_after_the_enqueue) {
-  need_device();
+  cl_env_need(&env);
   enum { N = 24 };
   ndx_layout c = contiguous(2, (int64_t[]){N, N}), t;
   cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
@@ -501,7 +462,7 @@ Test(cl_faults, buffers_and_plans_released_right_after_the_enqueue) {
 /* ---- One buffer on both sides ------------------------------------------------------- */
 
 Test(cl_faults, overlapping_bytes_of_one_buffer_are_refused_disjoint_ones_copy) {
-  need_device();
+  cl_env_need(&env);
   enum { SIZE = 512 };
   cl_mem m = filled(SIZE);
   uint8_t want[SIZE], got[SIZE];
@@ -563,7 +524,7 @@ Test(cl_faults, overlapping_bytes_of_one_buffer_are_refused_disjoint_ones_copy) 
     cr_assert_eq(
         ndx_cl_copy(env.cl, env.queue, m, good[c].d, m, good[c].s, good[c].bits, 0, NULL, NULL),
         NDX_OK, "disjoint case %zu: %s", c, ndx_last_error());
-    ref_copy(want, good[c].d, want, good[c].s, good[c].bits);
+    oracle_copy(want, good[c].d, want, good[c].s, good[c].bits, NULL);
   }
   cr_assert_eq(clEnqueueReadBuffer(env.queue, m, CL_TRUE, 0, SIZE, got, 0, NULL, NULL), CL_SUCCESS);
   for (int i = 0; i < SIZE; i++)
@@ -574,7 +535,7 @@ Test(cl_faults, overlapping_bytes_of_one_buffer_are_refused_disjoint_ones_copy) 
 /* ---- NULLs and widths ---------------------------------------------------------------- */
 
 Test(cl_faults, nulls_and_bad_widths_name_the_argument) {
-  need_device();
+  cl_env_need(&env);
   ndx_layout l = contiguous(1, (int64_t[]){16});
   cl_mem md = filled(256), ms = filled(256);
   struct {
@@ -621,7 +582,7 @@ Test(cl_faults, nulls_and_bad_widths_name_the_argument) {
  * programs; in a new context it builds them (from the kept binary, or from
  * source when that fails). */
 Test(cl_faults, every_failing_call_of_create_leaks_nothing) {
-  need_device();
+  cl_env_need(&env);
   cl_int e;
   cl_context fresh = clCreateContext(NULL, 1, &env.device, NULL, NULL, &e);
   cr_assert_eq(e, CL_SUCCESS);
@@ -661,7 +622,7 @@ Test(cl_faults, every_failing_call_of_create_leaks_nothing) {
 /* The same for one copy down every path: a refused copy is NDX_EDEVICE with
  * the failing call named, its destination untouched, nothing leaked. */
 Test(cl_faults, every_failing_call_of_a_copy_leaks_nothing) {
-  need_device();
+  cl_env_need(&env);
   ndx_layout c = contiguous(2, (int64_t[]){16, 16}), t;
   cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
   ndx_layout r = make(2, (int64_t[]){16, 12}, (int64_t[]){16, 1}, 0), rd;
@@ -745,7 +706,7 @@ static double seconds(void) {
 /* 1000 ndx_cl_create/destroy cycles leave every OpenCL object count where it
  * was and the resident memory within 1 MiB (about 1 KiB a cycle). */
 Test(cl_faults, a_thousand_creates_leak_nothing) {
-  need_device();
+  cl_env_need(&env);
   ndx_cl *cl;
   for (int i = 0; i < 20; i++) { /* warm-up: binaries kept, heaps grown */
     cr_assert_eq(ndx_cl_create(&cl, env.context, env.device), NDX_OK, "%s", ndx_last_error());
@@ -766,7 +727,7 @@ Test(cl_faults, a_thousand_creates_leak_nothing) {
 }
 
 Test(cl_faults, a_thousand_plans_leak_nothing) {
-  need_device();
+  cl_env_need(&env);
   ndx_layout c = contiguous(3, (int64_t[]){5, 6, 7}), p;
   cr_assert_eq(ndx_permute(&p, &c, (int32_t[]){2, 0, 1}), NDX_OK);
   ndx_layout d = contiguous(3, p.shape);
@@ -794,7 +755,7 @@ Test(cl_faults, a_thousand_plans_leak_nothing) {
  * (NDX_CL_PLAN_UNCHECKED): the kernel reports the element and writes
  * nothing past the sub-buffer, whose parent's bytes beyond it are watched. */
 Test(cl_faults, the_bounds_check_build_catches_what_the_host_let_through) {
-  need_device();
+  cl_env_need(&env);
   if (!ndx_cl_bounds_checked())
     cr_skip_test("needs the bounds_check build (meson setup -Dbounds_check=true): the "
                  "kernels of this build do not check");

@@ -34,40 +34,13 @@
 
 enum { THREADS = 8, OWN_QUEUES = 4, COPIES = 1000, CASES = 5, ERROR_EVERY = 50 };
 
-static struct {
-  cl_device_id device;
-  cl_context context;
-  cl_command_queue shared_queue;
-  ndx_cl *cl;
-  ndx_cl_plan *shared_plan; /* [12,12] from its transpose, 32 bits */
-  char missing[256];
-} env;
-
-static void setup(void) {
-  env.device = cl_env_device(env.missing, sizeof env.missing);
-  if (!env.device) return;
-  cl_int e;
-  env.context = clCreateContext(NULL, 1, &env.device, NULL, NULL, &e);
-  cr_assert_eq(e, CL_SUCCESS, "clCreateContext: %d", e);
-  env.shared_queue = clCreateCommandQueue(env.context, env.device, 0, &e);
-  cr_assert_eq(e, CL_SUCCESS, "clCreateCommandQueue: %d", e);
-  cr_assert_eq(ndx_cl_create(&env.cl, env.context, env.device), NDX_OK, "%s", ndx_last_error());
-}
+static cl_env env;               /* its queue: the one threads 4-7 share */
+static ndx_cl_plan *shared_plan; /* [12,12] from its transpose, 32 bits */
 
 static void teardown(void) {
-  ndx_cl_plan_destroy(env.shared_plan);
-  ndx_cl_destroy(env.cl);
-  if (env.shared_queue) clReleaseCommandQueue(env.shared_queue);
-  if (env.context) clReleaseContext(env.context);
-  memset(&env, 0, sizeof env); /* without Criterion, the next test runs in this process */
-}
-
-static void need_device(void) {
-  if (env.cl) return;
-  const char *ci = getenv("CI");
-  if (ci && strcmp(ci, "true") == 0)
-    cr_assert(false, "CI=true but %s: the device suite must run in CI", env.missing);
-  cr_skip_test("%s (install PoCL: apt-get install pocl-opencl-icd)", env.missing);
+  ndx_cl_plan_destroy(shared_plan);
+  shared_plan = NULL;
+  cl_env_close(&env);
 }
 
 static ndx_layout contiguous(int rank, const int64_t *shape) {
@@ -107,20 +80,6 @@ static size_t bytes_of(const ndx_layout *l, int bits) {
   int64_t lo, hi;
   ndx_span(l, &lo, &hi);
   return (size_t)((hi * bits + 7) / 8) + 8; /* and bytes no element owns */
-}
-
-static void ref_copy(uint8_t *dst, const ndx_layout *d, const uint8_t *src, const ndx_layout *s,
-                     int bits) {
-  int64_t n = oracle_numel(d), index[NDX_MAX_RANK];
-  for (int64_t i = 0; i < n; i++) {
-    oracle_unravel(d->rank, d->shape, i, index);
-    int64_t pd = oracle_position(d, index) * bits, ps = oracle_position(s, index) * bits;
-    for (int b = 0; b < bits; b++) {
-      int v = (src[(ps + b) / 8] >> ((ps + b) % 8)) & 1;
-      dst[(pd + b) / 8] = (uint8_t)((dst[(pd + b) / 8] & ~(1u << ((pd + b) % 8))) |
-                                    ((unsigned)v << ((pd + b) % 8)));
-    }
-  }
 }
 
 /* Thread t's layouts: each case differs between threads in extents or width. */
@@ -249,7 +208,7 @@ static void *work(void *arg) {
       FAIL(w, "thread %d: clEnqueueWriteBuffer failed", w->t);
     ndx_status s;
     if (k == CASES)
-      s = ndx_cl_plan_enqueue(env.shared_plan, w->queue, c->md, c->ms, 0, NULL, NULL);
+      s = ndx_cl_plan_enqueue(shared_plan, w->queue, c->md, c->ms, 0, NULL, NULL);
     else if (i % 2)
       s = ndx_cl_plan_enqueue(c->plan, w->queue, c->md, c->ms, 0, NULL, NULL);
     else
@@ -257,7 +216,7 @@ static void *work(void *arg) {
     if (s != NDX_OK) FAIL(w, "thread %d, copy %d (case %d): %s", w->t, i, k, ndx_last_error());
     if (clEnqueueReadBuffer(w->queue, c->md, CL_TRUE, 0, c->nd, got, 0, NULL, NULL) != CL_SUCCESS)
       FAIL(w, "thread %d: clEnqueueReadBuffer failed", w->t);
-    ref_copy(c->want, &c->d, src, &c->s, c->bits);
+    oracle_copy(c->want, &c->d, src, &c->s, c->bits, NULL);
     for (size_t j = 0; j < c->nd; j++)
       if (got[j] != c->want[j])
         FAIL(w, "thread %d, copy %d (case %d, %d bits): byte %zu is 0x%02x, want 0x%02x", w->t, i,
@@ -271,11 +230,11 @@ static void *work(void *arg) {
 }
 
 Test(cl_threads, eight_threads_share_one_ndx_cl) {
-  setup();
-  need_device();
+  cl_env_open(&env);
+  cl_env_need(&env);
   ndx_layout c = contiguous(2, (int64_t[]){12, 12}), t;
   cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK, "%s", ndx_last_error());
-  cr_assert_eq(ndx_cl_plan_create(&env.shared_plan, env.cl, &c, &t, 32), NDX_OK, "%s",
+  cr_assert_eq(ndx_cl_plan_create(&shared_plan, env.cl, &c, &t, 32), NDX_OK, "%s",
                ndx_last_error());
   static worker workers[THREADS];
   pthread_t th[THREADS];
@@ -284,8 +243,7 @@ Test(cl_threads, eight_threads_share_one_ndx_cl) {
     memset(w, 0, sizeof *w);
     w->t = k;
     cl_int e;
-    w->queue =
-        k < OWN_QUEUES ? clCreateCommandQueue(env.context, env.device, 0, &e) : env.shared_queue;
+    w->queue = k < OWN_QUEUES ? clCreateCommandQueue(env.context, env.device, 0, &e) : env.queue;
     cr_assert(w->queue != NULL, "clCreateCommandQueue: %d", e);
     make_cases(w);
   }
@@ -317,8 +275,8 @@ static void *create_one(void *arg) {
 }
 
 Test(cl_threads, creates_race_safely) {
-  setup();
-  need_device();
+  cl_env_open(&env);
+  cl_env_need(&env);
   ndx_cl *cls[THREADS] = {0};
   pthread_t th[THREADS];
   for (int round = 0; round < 3; round++) {
@@ -333,9 +291,9 @@ Test(cl_threads, creates_race_safely) {
     cl_mem md = clCreateBuffer(env.context, CL_MEM_READ_WRITE, 64, NULL, &e);
     for (int k = 0; k < THREADS; k++) {
       cr_assert(cls[k] != NULL, "thread %d: ndx_cl_create failed", k);
-      cr_assert_eq(ndx_cl_copy(cls[k], env.shared_queue, md, &l, ms, &f, 8, 0, NULL, NULL), NDX_OK,
-                   "%s", ndx_last_error());
-      cr_assert_eq(clEnqueueReadBuffer(env.shared_queue, md, CL_TRUE, 0, 64, got, 0, NULL, NULL),
+      cr_assert_eq(ndx_cl_copy(cls[k], env.queue, md, &l, ms, &f, 8, 0, NULL, NULL), NDX_OK, "%s",
+                   ndx_last_error());
+      cr_assert_eq(clEnqueueReadBuffer(env.queue, md, CL_TRUE, 0, 64, got, 0, NULL, NULL),
                    CL_SUCCESS, "clEnqueueReadBuffer");
       for (int i = 0; i < 64; i++) cr_assert_eq(got[i], 63 - i, "ndx_cl %d, byte %d", k, i);
     }

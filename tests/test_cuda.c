@@ -92,7 +92,7 @@ static bool device_case(const cuda_case *c, unsigned flags, int dshift, int sshi
   cuda_fill(hd, nd, seed);
   cuda_fill(hs, ns, seed + 1);
   memcpy(ref, hd, nd);
-  cuda_reference(ref, hs, &c->dst, &c->src, c->bits);
+  oracle_copy(ref, &c->dst, hs, &c->src, c->bits, NULL);
   uint8_t *d = dev_dst + dshift, *s = dev_src + sshift;
   bool ok = false;
   char desc[1500];
@@ -304,7 +304,7 @@ Test(cuda, plans_are_reusable_on_streams) {
     cuda_fill(ref, nd, 99);
     cr_assert_eq(cudaMemcpy(dev_src, hs, ns, cudaMemcpyHostToDevice), cudaSuccess, "to device");
     cr_assert_eq(cudaMemcpy(dev_dst, ref, nd, cudaMemcpyHostToDevice), cudaSuccess, "to device");
-    cuda_reference(ref, hs, &c.dst, &c.src, 32);
+    oracle_copy(ref, &c.dst, hs, &c.src, 32, NULL);
     cr_assert_eq(ndx_cuda_plan_launch(p, stream, dev_dst, dev_src), NDX_OK, "%s", ndx_last_error());
     cr_assert_eq(cudaStreamSynchronize(stream), cudaSuccess, "sync");
     cr_assert_eq(cudaMemcpy(got, dev_dst, nd, cudaMemcpyDeviceToHost), cudaSuccess, "back");
@@ -337,11 +337,10 @@ static void wide_span(int bits) {
     int64_t pos = 5 + i * stride, byte = pos * bits / 8;
     uint8_t v = (uint8_t)(i * 37 + 11);
     cr_assert_eq(cudaMemcpy(ds + byte, &v, 1, cudaMemcpyHostToDevice), cudaSuccess, "poke");
-    uint32_t e = bits >= 8 ? v : (uint32_t)(v >> (pos * bits % 8)) & ((1u << bits) - 1u);
     if (bits >= 8)
-      want[i] = (uint8_t)e;
-    else
-      cuda_set_bits(want, i, bits, e);
+      want[i] = v;
+    else /* the element of v at its place in the byte, to element i */
+      oracle_copy_element(want, i, &v, pos % (8 / bits), bits, NULL);
   }
   ndx_cuda_plan *p;
   cr_assert_eq(ndx_cuda_plan_create(&p, &dst, &src, bits), NDX_OK, "%s", ndx_last_error());

@@ -122,7 +122,7 @@ static bool run_case(const cuda_case *c, unsigned flags, int dshift, int sshift,
   cuda_fill(d, nd, seed);
   cuda_fill(s, ns, seed + 1);
   memcpy(ref.data(), d, nd);
-  cuda_reference(ref.data(), s, &c->dst, &c->src, c->bits);
+  oracle_copy(ref.data(), &c->dst, s, &c->src, c->bits, NULL);
   int64_t lo, hi;
   ndx_span(&c->dst, &lo, &hi);
   ndx_emu_lo[0] = d + lo * c->bits / 8, ndx_emu_hi[0] = d + (hi * c->bits + 7) / 8;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ndx/ndx_cl.h"
+#include "oracle.h"
 #include "tool.h"
 
 /* ---- ndx devices ------------------------------------------------------------ */
@@ -60,39 +61,6 @@ int tool_devices(void) {
 
 /* ---- ndx demo, device side -------------------------------------------------------- */
 
-static int bit_of(const unsigned char *b, int64_t i) {
-  return (b[i / 8] >> (i % 8)) & 1;
-}
-
-/* The host reference: element i of `s` to element i of `d` by walking both
- * layouts' indices in C order. */
-static void host_copy(unsigned char *dst, const ndx_layout *d, const unsigned char *src,
-                      const ndx_layout *s, int bits) {
-  int64_t n = ndx_numel(d), index[NDX_MAX_RANK] = {0};
-  int64_t pd = d->offset, ps = s->offset;
-  for (int64_t i = 0; i < n; i++) {
-    if (bits >= 8) {
-      memcpy(dst + pd * (bits / 8), src + ps * (bits / 8), (size_t)(bits / 8));
-    } else {
-      for (int b = 0; b < bits; b++) {
-        int64_t q = pd * bits + b;
-        dst[q / 8] = (unsigned char)((dst[q / 8] & ~(1u << (q % 8))) |
-                                     ((unsigned)bit_of(src, ps * bits + b) << (q % 8)));
-      }
-    }
-    for (int a = d->rank - 1; a >= 0; a--) {
-      if (++index[a] < d->shape[a]) {
-        pd += d->strides[a];
-        ps += s->strides[a];
-        break;
-      }
-      index[a] = 0;
-      pd -= (d->shape[a] - 1) * d->strides[a];
-      ps -= (s->shape[a] - 1) * s->strides[a];
-    }
-  }
-}
-
 static size_t span_bytes(const ndx_layout *l, int bits) {
   int64_t lo, hi;
   ndx_span(l, &lo, &hi);
@@ -128,7 +96,7 @@ static bool demo_copy(tool_cl *env, const char *what, const ndx_layout *d, const
     src[i] = (unsigned char)x;
   }
   memset(want, 0x5a, nd);
-  host_copy(want, d, src, s, bits);
+  oracle_copy(want, d, src, s, bits, NULL); /* the host reference (tests/oracle.h) */
   cl_int e1, e2;
   md = clCreateBuffer(env->context, CL_MEM_READ_WRITE, nd, NULL, &e1);
   ms = clCreateBuffer(env->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, ns, src, &e2);

@@ -1,10 +1,11 @@
 /* cmd_copy.c: `ndx copy`: one ndx_cl_copy on an OpenCL device, checked byte
- * for byte against a host reference built with ndx_iter, the bytes the copy
+ * for byte against the host reference of the device suites (tests/oracle.h:
+ * both layouts walked in C order from their definition), the bytes the copy
  * must leave alone included. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ndx/ndx_iter.h"
+#include "oracle.h"
 #include "tool.h"
 
 const char tool_copy_usage[] =
@@ -12,8 +13,8 @@ const char tool_copy_usage[] =
     "\n"
     "Copies element i (C order) of SRC to element i of DST with one ndx_cl_copy\n"
     "on an OpenCL device: SRC's buffer holds a known pattern, DST's another one;\n"
-    "the host computes what DST's buffer must hold afterwards (ndx_iter over both\n"
-    "layouts) and every byte of it is compared, the bytes no element of DST\n"
+    "the host computes what DST's buffer must hold afterwards (both layouts walked\n"
+    "in C order) and every byte of it is compared, the bytes no element of DST\n"
     "touches included. Prints the device, the layouts and sizes, the kernel path\n"
     "ndx chose (ndx_cl_plan_path), then OK or MISMATCH.\n"
     "\n"
@@ -40,31 +41,6 @@ static void fill_pattern(unsigned char *b, size_t n, uint64_t seed) {
   for (size_t i = 0; i < n; i++) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
     b[i] = (unsigned char)(x >> 24);
-  }
-}
-
-/* The host reference: element i of `s` in `src` to element i of `d` in
- * `dst`, both walked in C order by ndx_iter; `mask` gets 1 on every byte an
- * element of `d` touches. */
-static void host_copy(unsigned char *dst, unsigned char *mask, const ndx_layout *d,
-                      const unsigned char *src, const ndx_layout *s, int bits) {
-  ndx_iter id, is;
-  ndx_iter_init(&id, d);
-  ndx_iter_init(&is, s);
-  int64_t pd, ps;
-  while (ndx_iter_next(&id, &pd) && ndx_iter_next(&is, &ps)) {
-    if (bits >= 8) {
-      size_t w = (size_t)bits / 8;
-      memcpy(dst + (size_t)pd * w, src + (size_t)ps * w, w);
-      memset(mask + (size_t)pd * w, 1, w);
-      continue;
-    }
-    for (int b = 0; b < bits; b++) {
-      int64_t q = pd * bits + b, r = ps * bits + b;
-      unsigned bit = (src[r / 8] >> (r % 8)) & 1u;
-      dst[q / 8] = (unsigned char)((dst[q / 8] & ~(1u << (q % 8))) | bit << (q % 8));
-      mask[q / 8] = 1;
-    }
   }
 }
 
@@ -164,7 +140,7 @@ int tool_cmd_copy(int argc, char **argv) {
     printf("copy: no result: clCreateBuffer failed: %d, %d\n", e1, e2);
     return finish(&r, 1);
   }
-  host_copy(r.want, r.mask, d, r.src, s, bits);
+  oracle_copy(r.want, d, r.src, s, bits, r.mask); /* mask: the bytes elements touch */
 
   cl_event done = NULL;
   st = ndx_cl_copy(r.env.cl, r.env.queue, r.md, d, r.ms, s, bits, 0, NULL, &done);
