@@ -132,7 +132,8 @@ NDX_API ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue
  * 8 bits or more), "transpose" (8x8 tiles: the destination runs along one
  * axis, the source along another; 8 bits or more) or "gather" (anything
  * else, and every other sub-byte copy: each work-item then writes whole
- * destination bytes of its own). */
+ * destination bytes of its own); "none" for NULL. A static string; never
+ * fails; O(1). */
 NDX_API const char *ndx_cl_plan_path(const ndx_cl_plan *plan);
 
 /* Releases a plan; NULL is allowed. Copies already enqueued complete. A plan

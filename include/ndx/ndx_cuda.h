@@ -72,7 +72,7 @@ NDX_API ndx_status ndx_cuda_plan_launch(const ndx_cuda_plan *plan, cudaStream_t 
  * destination runs along one axis with stride 1, the source along another;
  * for 1-, 2- and 4-bit elements only where every row starts on a 32-bit word
  * on both sides and a whole tile fits) or "gather" (anything else, every
- * other sub-byte copy included); "invalid" for NULL. ndx_cl names the same
+ * other sub-byte copy included); "none" for NULL, as ndx_cl_plan_path. ndx_cl names the same
  * paths but chooses a little differently (its rows path also takes source
  * strides 0, -1 and 2; its sub-byte transposes need rows starting on bytes).
  * A static string; never fails; O(1). */

@@ -41,13 +41,11 @@
 enum kind { K_ROWS, K_GATHER, K_TRANSPOSE, K_BYTES, K_KINDS };
 static const char *const kind_name[K_KINDS] = {"rows", "gather", "transpose", "bytes"};
 
-enum path { P_EMPTY, P_BUFFER, P_ROWS, P_TRANSPOSE, P_GATHER };
-static const char *const path_name[] = {"empty", "buffer", "rows", "transpose", "gather"};
-
 #define NWIDTHS 8 /* log2 of 1 .. 128 */
 
 /* Work per work-item: bytes a rows item copies, elements a gather item
- * copies, destination elements a sub-byte item aims at. Issue 4 tunes them. */
+ * copies, destination elements a sub-byte item aims at; tuned on PoCL with
+ * ndx-bench --cl. */
 #define ROWS_BYTES 8192
 #define GATHER_ELEMS 512
 #define BYTES_ELEMS 2048
@@ -88,7 +86,7 @@ struct ndx_cl {
 
 struct ndx_cl_plan {
   ndx_cl *cl;
-  enum path path;
+  ndx_copy_path path;
   int wide;
   bool unchecked; /* NDX_CL_PLAN_UNCHECKED */
   char kernel_name[24];
@@ -437,31 +435,10 @@ ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) 
 
 /* ---- Plans ----------------------------------------------------------------- */
 
-/* A source stride that ndx_copy_run copies with a vectorized loop when the
- * destination's is 1 (a broadcast, a flip, a step-2 slice): such rows go
- * the rows path's way, through the gather kernel, which has those loops. */
-static bool strided_row(int64_t ss) {
-  return ss == 0 || ss == -1 || ss == 2;
-}
-
-static enum path choose_path(const ndx_copy_pair *q, int bits, unsigned flags) {
-  if (q->numel == 0) return P_EMPTY;
-  int in = q->rank - 1;
-  if (flags & NDX_CL_PLAN_GATHER) return P_GATHER;
-  /* A single element coalesces to [1] with strides 0: contiguous too. */
-  bool unit_d = q->sd[in] == 1 || q->numel == 1, unit_s = q->ss[in] == 1 || q->numel == 1;
-  if (q->rank == 1 && unit_d && unit_s) {
-    if (bits >= 8) return q->numel * (bits / 8) >= KERNEL_COPY_BYTES ? P_ROWS : P_BUFFER;
-    if ((q->od * bits) % 8 == 0 && (q->os * bits) % 8 == 0 && (q->numel * bits) % 8 == 0)
-      return P_BUFFER;
-  }
-  if (bits < 8) /* the plan checks ndx_tile_bits_ok once the pack is permuted */
-    return q->sd[in] == 1 && q->rank >= 2 && ndx_copy_transpose_axis(q) >= 0 ? P_TRANSPOSE
-                                                                             : P_GATHER;
-  if (unit_d && (unit_s || strided_row(q->ss[in]))) return P_ROWS;
-  if (q->sd[in] == 1 && q->rank >= 2 && ndx_copy_transpose_axis(q) >= 0) return P_TRANSPOSE;
-  return P_GATHER;
-}
+/* What ndx_cl's kernels add to the common paths: big contiguous copies by
+ * the row kernel (KERNEL_COPY_BYTES), and rows whose source steps by 0, -1
+ * or 2, which the gather kernel's vectorized run loops copy. */
+static const ndx_copy_caps cl_caps = {.rows_from_bytes = KERNEL_COPY_BYTES, .strided_rows = true};
 
 static size_t round_up(size_t n, size_t m) {
   return (n + m - 1) / m * m;
@@ -488,7 +465,7 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
   ndx_pack_head *h = (ndx_pack_head *)buf;
   ndx_copy_pair q;
   ndx_copy_pair_read(h, &q);
-  enum path path = choose_path(&q, bits, flags);
+  ndx_copy_path path = ndx_copy_choose_path(&q, bits, &cl_caps, flags & NDX_CL_PLAN_GATHER);
 
   ndx_cl_plan *plan = calloc(1, sizeof *plan);
   if (!plan) return ndx_set_error(NDX_ENOMEM, "%s: out of host memory", fn);
@@ -497,18 +474,20 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
   plan->unchecked = (flags & NDX_CL_PLAN_UNCHECKED) != 0;
   ndx_copy_byte_span(dst_l, bits, &plan->dst_lo, &plan->dst_end);
   ndx_copy_byte_span(src_l, bits, &plan->src_lo, &plan->src_end);
-  if (path == P_EMPTY) goto done;
-  if (path == P_BUFFER) {
+  if (path == NDX_PATH_EMPTY) goto done;
+  if (path == NDX_PATH_BUFFER) {
     plan->dst_off = (size_t)(q.od * bits / 8);
     plan->src_off = (size_t)(q.os * bits / 8);
     plan->bytes = (size_t)(q.numel * bits / 8);
     goto done;
   }
 
-  enum kind kind = path == P_ROWS ? K_ROWS : path == P_TRANSPOSE ? K_TRANSPOSE : K_GATHER;
-  if (path == P_ROWS && q.ss[q.rank - 1] != 1 && q.numel > 1) kind = K_GATHER;
+  enum kind kind = path == NDX_PATH_ROWS        ? K_ROWS
+                   : path == NDX_PATH_TRANSPOSE ? K_TRANSPOSE
+                                                : K_GATHER;
+  if (path == NDX_PATH_ROWS && q.ss[q.rank - 1] != 1 && q.numel > 1) kind = K_GATHER;
   int64_t items, chunk = 0;
-  if (path == P_TRANSPOSE) {
+  if (path == NDX_PATH_TRANSPOSE) {
     /* The source's unit axis second-to-last, the destination's last. */
     int32_t perm[NDX_PACK_MAX_RANK];
     int t = ndx_copy_transpose_axis(&q), r = 0;
@@ -525,7 +504,7 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
     if (bits < 8 && !(h->wide ? ndx_tile_bits_ok_w64(h) : ndx_tile_bits_ok_w32(h))) {
       /* destination rows that share bytes: the byte-range kernel, which
        * needs the pack in ndx_pack_copy's order again */
-      path = plan->path = P_GATHER;
+      path = plan->path = NDX_PATH_GATHER;
       st = ndx_pack_copy(buf, sizeof buf, &used, dst_l, src_l, bits);
       if (st == NDX_OK && (flags & NDX_CL_PLAN_WIDE)) st = ndx_pack_widen(buf, sizeof buf, &used);
       if (st != NDX_OK) {
@@ -534,7 +513,7 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
       }
     }
   }
-  if (path == P_TRANSPOSE) {
+  if (path == NDX_PATH_TRANSPOSE) {
     kind = K_TRANSPOSE; /* items counted above */
   } else if (bits < 8) {
     kind = K_BYTES;
@@ -548,7 +527,7 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
     if (chunk < 1) chunk = 1;
     items = (end - first + chunk - 1) / chunk;
   } else {
-    chunk = path == P_ROWS ? ROWS_BYTES / (bits / 8) : GATHER_ELEMS;
+    chunk = path == NDX_PATH_ROWS ? ROWS_BYTES / (bits / 8) : GATHER_ELEMS;
     items = (q.numel + chunk - 1) / chunk;
   }
   if (h->size > cl->max_constant) {
@@ -590,7 +569,7 @@ void ndx_cl_plan_destroy(ndx_cl_plan *plan) {
 }
 
 const char *ndx_cl_plan_path(const ndx_cl_plan *plan) {
-  return plan ? path_name[plan->path] : "none";
+  return plan ? ndx_copy_path_name(plan->path) : ndx_copy_path_name(-1);
 }
 
 int ndx_cl_plan_wide(const ndx_cl_plan *plan) {
@@ -803,13 +782,13 @@ ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, 
         (unsigned long long)(d0 > s0 ? d0 : s0), (unsigned long long)(d1 < s1 ? d1 : s1),
         dst == src ? "" : " of their parent");
   switch (plan->path) {
-  case P_EMPTY:
+  case NDX_PATH_EMPTY:
     if (done || nwait) {
       e = clEnqueueMarkerWithWaitList(queue, nwait, wait, done);
       if (e != CL_SUCCESS) return cl_fail(fn, "clEnqueueMarkerWithWaitList", e);
     }
     return NDX_OK;
-  case P_BUFFER:
+  case NDX_PATH_BUFFER:
     e = clEnqueueCopyBuffer(queue, src, dst, plan->src_off, plan->dst_off, plan->bytes, nwait, wait,
                             done);
     if (e != CL_SUCCESS) return cl_fail(fn, "clEnqueueCopyBuffer", e);

@@ -23,22 +23,9 @@
 #include "ndx/ndx_device.h"
 #undef NDX_WIDE
 
-enum path { P_EMPTY, P_BUFFER, P_ROWS, P_TRANSPOSE, P_GATHER };
-
-static enum path choose_path(const ndx_copy_pair *q, int bits, unsigned flags) {
-  if (q->numel == 0) return P_EMPTY;
-  if (flags & NDX_CUDA_PLAN_GATHER) return P_GATHER;
-  int in = q->rank - 1;
-  bool unit_d = q->sd[in] == 1 || q->numel == 1, unit_s = q->ss[in] == 1 || q->numel == 1;
-  if (q->rank == 1 && unit_d && unit_s) {
-    if (bits >= 8) return P_BUFFER;
-    if ((q->od * bits) % 8 == 0 && (q->os * bits) % 8 == 0 && (q->numel * bits) % 8 == 0)
-      return P_BUFFER;
-  }
-  if (bits >= 8 && unit_d && unit_s) return P_ROWS;
-  if (q->sd[in] == 1 && q->rank >= 2 && ndx_copy_transpose_axis(q) >= 0) return P_TRANSPOSE;
-  return P_GATHER;
-}
+/* CUDA's kernels add nothing to the common paths: contiguous copies are
+ * cudaMemcpyAsync at every size, rows need unit strides on both sides. */
+static const ndx_copy_caps cuda_caps = {.rows_from_bytes = 0, .strided_rows = false};
 
 static int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -246,13 +233,13 @@ static ndx_status fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l, cons
   plan->bits = bits;
   ndx_copy_byte_span(dst_l, bits, &plan->dst_lo, &plan->dst_end);
   ndx_copy_byte_span(src_l, bits, &plan->src_lo, &plan->src_end);
-  enum path path = choose_path(&q, bits, flags);
+  ndx_copy_path path = ndx_copy_choose_path(&q, bits, &cuda_caps, flags & NDX_CUDA_PLAN_GATHER);
   plan->path = path;
   int in = q.rank - 1;
   switch (path) {
-  case P_EMPTY:
+  case NDX_PATH_EMPTY:
     return NDX_OK;
-  case P_BUFFER: {
+  case NDX_PATH_BUFFER: {
     ndx_cuda_step *s = &plan->step[plan->nsteps++];
     memset(s, 0, sizeof *s);
     s->kernel = NDX_CUDA_MEMCPY;
@@ -261,17 +248,17 @@ static ndx_status fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l, cons
     s->bytes = (size_t)(q.numel * bits / 8);
     return NDX_OK;
   }
-  case P_ROWS:
+  case NDX_PATH_ROWS:
     flat_step(&plan->step[plan->nsteps++], buf, &q, bits, NDX_CUDA_UNIT);
     return NDX_OK;
-  case P_GATHER:
+  case NDX_PATH_GATHER:
     if (bits < 8)
       bytes_step(&plan->step[plan->nsteps++], buf, &q, bits);
     else
       flat_step(&plan->step[plan->nsteps++], buf, &q, bits,
                 q.sd[in] == 1 && q.ss[in] == -1 && q.d[in] > 1 ? NDX_CUDA_REV : NDX_CUDA_GATHER);
     return NDX_OK;
-  case P_TRANSPOSE:
+  case NDX_PATH_TRANSPOSE:
     break;
   }
   /* WORDS: the source's unit axis second-to-last, the destination's last. */
@@ -297,7 +284,7 @@ static ndx_status fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l, cons
     memcpy(buf, orig, ((const ndx_pack_head *)orig)->size);
   }
   if (bits < 8) {
-    plan->path = P_GATHER; /* as ndx_cl: sub-byte copies that are no WORDS transpose */
+    plan->path = NDX_PATH_GATHER; /* as ndx_cl: sub-byte copies that are no WORDS transpose */
     bytes_step(&plan->step[plan->nsteps++], buf, &o, bits);
     return NDX_OK;
   }
@@ -334,10 +321,8 @@ ndx_status ndx_cuda_plan_fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_
   return st;
 }
 
-static const char *const path_name[] = {"empty", "buffer", "rows", "transpose", "gather"};
-
 const char *ndx_cuda_plan_path(const ndx_cuda_plan *plan) {
-  return plan ? path_name[plan->path] : "invalid";
+  return plan ? ndx_copy_path_name(plan->path) : ndx_copy_path_name(-1);
 }
 
 const char *ndx_cuda_step_name(const ndx_cuda_step *s) {

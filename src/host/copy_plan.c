@@ -61,3 +61,35 @@ void ndx_copy_byte_span(const ndx_layout *l, int bits, int64_t *lo, int64_t *end
   *lo = a == b ? 0 : a * bits / 8;
   *end = a == b ? 0 : (b * bits + 7) / 8;
 }
+
+const char *ndx_copy_path_name(int path) {
+  static const char *const names[] = {"empty", "buffer", "rows", "transpose", "gather"};
+  return path >= NDX_PATH_EMPTY && path <= NDX_PATH_GATHER ? names[path] : "none";
+}
+
+/* A source inner stride the strided rows take (ndx_copy_caps.strided_rows). */
+static bool strided_row(int64_t ss) {
+  return ss == 0 || ss == -1 || ss == 2;
+}
+
+ndx_copy_path ndx_copy_choose_path(const ndx_copy_pair *q, int bits, const ndx_copy_caps *caps,
+                                   bool gather_only) {
+  if (q->numel == 0) return NDX_PATH_EMPTY;
+  if (gather_only) return NDX_PATH_GATHER;
+  int in = q->rank - 1;
+  /* A single element coalesces to [1] with strides 0: contiguous too. */
+  bool unit_d = q->sd[in] == 1 || q->numel == 1, unit_s = q->ss[in] == 1 || q->numel == 1;
+  if (q->rank == 1 && unit_d && unit_s) {
+    if (bits >= 8) {
+      int64_t bytes = q->numel * (bits / 8);
+      return caps->rows_from_bytes > 0 && bytes >= caps->rows_from_bytes ? NDX_PATH_ROWS
+                                                                         : NDX_PATH_BUFFER;
+    }
+    if ((q->od * bits) % 8 == 0 && (q->os * bits) % 8 == 0 && (q->numel * bits) % 8 == 0)
+      return NDX_PATH_BUFFER;
+  }
+  if (bits >= 8 && unit_d && (unit_s || (caps->strided_rows && strided_row(q->ss[in]))))
+    return NDX_PATH_ROWS;
+  if (q->sd[in] == 1 && q->rank >= 2 && ndx_copy_transpose_axis(q) >= 0) return NDX_PATH_TRANSPOSE;
+  return NDX_PATH_GATHER;
+}
