@@ -241,6 +241,10 @@ Test(cl, device_positions_match_the_definition) {
 static const int widths[] = {1, 2, 4, 8, 16, 32, 64, 128};
 #define NWIDTHS (int)(sizeof widths / sizeof *widths)
 
+Test(cl, a_null_plan_has_path_none_as_in_ndx_cuda) {
+  cr_assert_str_eq(ndx_cl_plan_path(NULL), "none");
+}
+
 Test(cl, empty_copies_take_the_empty_path) {
   cl_env_need(&env);
   ndx_layout d = contiguous(3, (int64_t[]){3, 0, 2});

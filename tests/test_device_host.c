@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/copy_plan.h"
 #include "ndx/ndx_pack.h"
 #include "oracle.h"
 #include "suite.h"
@@ -558,4 +559,56 @@ Test(device_host, no_byte_is_written_by_two_work_items) {
     free(ones);
     free(owner);
   }
+}
+
+/* ---- The path chooser both runtimes share ---------------------------------- */
+
+/* A normalized pair of rank 1 or 2: extents d, destination and source
+ * strides, offsets 0. */
+static ndx_copy_pair pair(int rank, const int64_t *d, const int64_t *sd, const int64_t *ss) {
+  ndx_copy_pair q = {.rank = rank, .numel = 1};
+  for (int a = 0; a < rank; a++) {
+    q.d[a] = d[a], q.sd[a] = sd[a], q.ss[a] = ss[a];
+    q.numel *= d[a];
+  }
+  return q;
+}
+
+static const ndx_copy_caps cl_like = {.rows_from_bytes = 1 << 20, .strided_rows = true};
+static const ndx_copy_caps cuda_like = {.rows_from_bytes = 0, .strided_rows = false};
+
+Test(copy_path, the_capabilities_are_the_only_difference) {
+  /* contiguous: a buffer copy, or the rows kernel from rows_from_bytes on */
+  ndx_copy_pair small = pair(1, (int64_t[]){1000}, (int64_t[]){1}, (int64_t[]){1});
+  ndx_copy_pair big = pair(1, (int64_t[]){1 << 20}, (int64_t[]){1}, (int64_t[]){1});
+  cr_assert_eq(ndx_copy_choose_path(&small, 32, &cl_like, false), NDX_PATH_BUFFER);
+  cr_assert_eq(ndx_copy_choose_path(&big, 32, &cl_like, false), NDX_PATH_ROWS);
+  cr_assert_eq(ndx_copy_choose_path(&big, 32, &cuda_like, false), NDX_PATH_BUFFER);
+  /* a broadcast row (source inner stride 0): strided rows, else a gather */
+  ndx_copy_pair bcast = pair(2, (int64_t[]){3, 4}, (int64_t[]){4, 1}, (int64_t[]){1, 0});
+  cr_assert_eq(ndx_copy_choose_path(&bcast, 32, &cl_like, false), NDX_PATH_ROWS);
+  cr_assert_eq(ndx_copy_choose_path(&bcast, 32, &cuda_like, false), NDX_PATH_TRANSPOSE);
+  /* a transpose and a strided copy choose alike in both */
+  ndx_copy_pair tr = pair(2, (int64_t[]){3, 5}, (int64_t[]){5, 1}, (int64_t[]){1, 3});
+  ndx_copy_pair strided = pair(2, (int64_t[]){3, 5}, (int64_t[]){5, 1}, (int64_t[]){7, 3});
+  for (int k = 0; k < 2; k++) {
+    const ndx_copy_caps *caps = k ? &cuda_like : &cl_like;
+    cr_assert_eq(ndx_copy_choose_path(&tr, 32, caps, false), NDX_PATH_TRANSPOSE);
+    cr_assert_eq(ndx_copy_choose_path(&tr, 4, caps, false), NDX_PATH_TRANSPOSE);
+    cr_assert_eq(ndx_copy_choose_path(&strided, 32, caps, false), NDX_PATH_GATHER);
+    cr_assert_eq(ndx_copy_choose_path(&small, 32, caps, true), NDX_PATH_GATHER);
+  }
+  /* sub-byte contiguous: a buffer copy only on whole bytes */
+  ndx_copy_pair odd = pair(1, (int64_t[]){7}, (int64_t[]){1}, (int64_t[]){1});
+  cr_assert_eq(ndx_copy_choose_path(&odd, 4, &cl_like, false), NDX_PATH_GATHER);
+  ndx_copy_pair none = pair(1, (int64_t[]){0}, (int64_t[]){0}, (int64_t[]){0});
+  cr_assert_eq(ndx_copy_choose_path(&none, 8, &cuda_like, false), NDX_PATH_EMPTY);
+}
+
+Test(copy_path, names_are_one_vocabulary) {
+  const char *want[] = {"empty", "buffer", "rows", "transpose", "gather"};
+  for (int p = NDX_PATH_EMPTY; p <= NDX_PATH_GATHER; p++)
+    cr_assert_str_eq(ndx_copy_path_name(p), want[p]);
+  cr_assert_str_eq(ndx_copy_path_name(-1), "none");
+  cr_assert_str_eq(ndx_copy_path_name(NDX_PATH_GATHER + 1), "none");
 }
