@@ -283,22 +283,6 @@ Test(device_host, whole_byte_loads_and_stores) {
 
 /* ---- The copy routines, on host buffers ----------------------------------------- */
 
-/* Copies element i of `s` to element i of `d` by the definition, bit by bit
- * for sub-byte widths. */
-static void ref_copy(uint8_t *dst, const ndx_layout *d, const uint8_t *src, const ndx_layout *s,
-                     int bits) {
-  int64_t n = oracle_numel(d), index[NDX_MAX_RANK];
-  for (int64_t i = 0; i < n; i++) {
-    oracle_unravel(d->rank, d->shape, i, index);
-    int64_t pd = oracle_position(d, index), ps = oracle_position(s, index);
-    if (bits >= 8) {
-      memcpy(dst + pd * (bits / 8), src + ps * (bits / 8), (size_t)(bits / 8));
-    } else {
-      for (int b = 0; b < bits; b++) ref_set_bit(dst, pd * bits + b, ref_bit(src, ps * bits + b));
-    }
-  }
-}
-
 /* Bytes a buffer for `l` needs, plus `margin` (destinations get one, to
  * check that it stays untouched; sources none, so that AddressSanitizer sees
  * any read past the span). */
@@ -383,7 +367,7 @@ static void check_routine(oracle_rng *r, enum routine rt, const ndx_layout *d, c
   uint8_t *src = malloc(ns), *want = malloc(nd), *got = malloc(nd);
   for (size_t i = 0; i < ns; i++) src[i] = (uint8_t)oracle_next(r);
   for (size_t i = 0; i < nd; i++) want[i] = (uint8_t)(0x5a ^ i * 7);
-  ref_copy(want, d, src, s, bits);
+  oracle_copy(want, d, src, s, bits, NULL); /* the reference every device suite uses */
   for (int form = 0; form < 2; form++) {
     int64_t chunk = oracle_between(r, 1, 40);
     for (size_t i = 0; i < nd; i++) got[i] = (uint8_t)(0x5a ^ i * 7);
