@@ -84,8 +84,8 @@ int main(int argc, char **argv) {
   clEnqueueReadBuffer(q, mo, CL_TRUE, 0, sizeof pos, pos, 0, NULL, NULL);
   for (int i = 0; i < C; i++) /* index (i, j) of src is element j*C + i */
     for (int j = 0; j < R; j++)
-      if (pos[i * R + j] != j * C + i) FAIL("kernel: position of (%d, %d) = %ld\n", i, j,
-                                          (long)pos[i * R + j]);
+      if (pos[i * R + j] != j * C + i)
+        FAIL("kernel: position of (%d, %d) = %ld\n", i, j, (long)pos[i * R + j]);
 
   clReleaseMemObject(mp);
   clReleaseMemObject(mo);
