@@ -23,7 +23,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../src/device/cuda_internal.h"
+#include "../src/device/cuda_plan.h"
 #include "../tests/oracle.h"
 #include "ndx/ndx_cuda.h"
 

@@ -1,17 +1,19 @@
-/* ndx_copy.cl: ndx's copy kernels, thin wrappers over ndx_device.h.
+/* ndx_copy.cl: ndx's copy kernels, thin wrappers over the work-item bodies
+ * of ndx_copy_items.h (kernels/, beside this file; it includes ndx_device.h).
  *
  * Built twice from this one source, with -DNDX_WIDE=0 (int32 packs) and
  * -DNDX_WIDE=1 (int64 packs); the kernel names are the same in both programs.
  * Every kernel takes the pack of ndx_pack_copy (as a __constant buffer, since
  * two rank-32 layouts pass the 1024-byte parameter guarantee), the two
  * buffers' first bytes and, for the chunked ones, the work per work-item.
- * One work-item = one call into the header; work-items past the end return.
+ * One work-item = one call of a body; work-items past the end return.
+ * Names ending in _wN are the program's form (ndx_device.h, Index width).
  *
  *   ndx_rows_B       C-order elements [i*chunk, (i+1)*chunk), innermost
  *                    strides 1 on both sides (B = 8 .. 128)
  *   ndx_gather_B     the same with any strides
  *   ndx_transpose_B  one tile of ndx_tile_shape (B = 1 .. 128; for B < 8
- *                    only where ndx_tile_bits_ok)
+ *                    only where the tiles own their destination bytes, ndx_copy_tiles_own_bytes)
  *   ndx_bytes_B      destination bytes [first + i*chunk, ...) for B = 1, 2, 4
  *   ndx_positions    operand 0 and 1 positions of every index (for tests)
  *
@@ -26,11 +28,11 @@
  *   status[2..3]  the element's position (low, high 32 bits)
  *   status[4..5]  the end of its bytes: the buffer size it needs
  *   status[6..7]  the work-item's global id
- * The header's accesses (elements, 8-byte words of sub-byte rows, vector
+ * The bodies' accesses (elements, 8-byte words of sub-byte rows, vector
  * blocks of tile rows) stay inside the bytes of the elements they copy, so
  * checking elements checks every byte a work-item reads or writes. Without
  * the macro the kernels are exactly the unchecked ones. */
-#include "ndx/ndx_device.h"
+#include "ndx_copy_items.h"
 
 #define NDX_PACK_ARG __constant const ndx_pack_head *p
 #define NDX_BUFFER_ARGS __global uchar *restrict dst, __global const uchar *restrict src
@@ -62,13 +64,13 @@ NDX_FN int ndx_check_elem(int k, long pos, int bits, ulong size, long item, __gl
 NDX_FN int ndx_check_walk(NDX_PACK_ARG, int bits, long i0, long i1, ulong dst_size, ulong src_size,
                           long item, __global uint *status) {
   if (i0 >= i1) return 0;
-  NDX_W(ndx_odo) o;
-  NDX_W(ndx_odo_start)(p, &o, (NDX_WORD)i0);
+  ndx_odo_wN o;
+  ndx_odo_start_wN(p, &o, (NDX_WORD)i0);
   for (long i = i0; i < i1; i++) {
     if (ndx_check_elem(0, (long)o.pos[0], bits, dst_size, item, status) ||
         ndx_check_elem(1, (long)o.pos[1], bits, src_size, item, status))
       return 1;
-    NDX_W(ndx_odo_next)(p, &o);
+    ndx_odo_next_wN(p, &o);
   }
   return 0;
 }
@@ -85,14 +87,15 @@ NDX_FN int ndx_check_range(NDX_PACK_ARG, int bits, long item, long chunk, ulong 
 /* The elements whose destination bytes ndx_copy_bytes_item is given. */
 NDX_FN int ndx_check_bytes(NDX_PACK_ARG, int bits, long item, long chunk, ulong dst_size,
                            ulong src_size, __global uint *status) {
-  long first, end;
-  NDX_W(ndx_bytes_span)(p, bits, &first, &end);
+  long lo, hi, first, end;
+  ndx_span_wN(p, 0, &lo, &hi);
+  ndx_bytes_span(lo, hi, bits, &first, &end);
   long b0 = first + item * chunk;
   if (b0 >= end) return 0;
   long b1 = ndx_min64(end, b0 + chunk);
   int lg = ndx_sub_log2(bits);
-  return ndx_check_walk(p, bits, NDX_W(ndx_count_below)(p, b0 << lg),
-                        NDX_W(ndx_count_below)(p, b1 << lg), dst_size, src_size, item, status);
+  return ndx_check_walk(p, bits, ndx_count_below_wN(p, b0 << lg), ndx_count_below_wN(p, b1 << lg),
+                        dst_size, src_size, item, status);
 }
 
 /* Every element of ndx_copy_tile_item's tile. */
@@ -101,16 +104,16 @@ NDX_FN int ndx_check_tile(NDX_PACK_ARG, int bits, long item, long chunk, ulong d
   (void)chunk;
   if (p->numel == 0) return 0;
   int r = (int)p->rank;
-  long di = NDX_W(ndx_extent)(p, r - 2), dj = NDX_W(ndx_extent)(p, r - 1), th, tw;
-  NDX_W(ndx_tile_shape)(p, &th, &tw);
+  long di = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1), th, tw;
+  ndx_tile_shape(di, dj, (int)p->bits, &th, &tw);
   long tj = (dj + tw - 1) / tw, ti = (di + th - 1) / th;
   long col = item / ti, batch = col / tj;
   if (batch >= p->numel / (di * dj)) return 0;
   long i0 = (item - col * ti) * th, j0 = (col - batch * tj) * tw;
-  long pd = NDX_W(ndx_position_lead)(p, 0, (NDX_WORD)batch, r - 2);
-  long ps = NDX_W(ndx_position_lead)(p, 1, (NDX_WORD)batch, r - 2);
-  long sdi = NDX_W(ndx_stride)(p, 0, r - 2), sdj = NDX_W(ndx_stride)(p, 0, r - 1);
-  long ssi = NDX_W(ndx_stride)(p, 1, r - 2), ssj = NDX_W(ndx_stride)(p, 1, r - 1);
+  long pd = ndx_position_lead_wN(p, 0, (NDX_WORD)batch, r - 2);
+  long ps = ndx_position_lead_wN(p, 1, (NDX_WORD)batch, r - 2);
+  long sdi = ndx_stride_wN(p, 0, r - 2), sdj = ndx_stride_wN(p, 0, r - 1);
+  long ssi = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
   for (long i = i0; i < ndx_min64(di, i0 + th); i++)
     for (long j = j0; j < ndx_min64(dj, j0 + tw); j++)
       if (ndx_check_elem(0, pd + i * sdi + j * sdj, bits, dst_size, item, status) ||
@@ -126,27 +129,27 @@ NDX_FN int ndx_check_tile(NDX_PACK_ARG, int bits, long item, long chunk, ulong d
 #define NDX_WHOLE_BYTE_KERNELS(B)                                                                  \
   __kernel void ndx_rows_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {           \
     NDX_CHECK(range, B, chunk)                                                                     \
-    NDX_W(ndx_copy_range_item)(p, dst, src, B, (long)get_global_id(0), chunk, 1);                  \
+    ndx_copy_range_item_wN(p, dst, src, B, (long)get_global_id(0), chunk, 1);                      \
   }                                                                                                \
   __kernel void ndx_gather_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {         \
     NDX_CHECK(range, B, chunk)                                                                     \
-    NDX_W(ndx_copy_range_item)(p, dst, src, B, (long)get_global_id(0), chunk, 0);                  \
+    ndx_copy_range_item_wN(p, dst, src, B, (long)get_global_id(0), chunk, 0);                      \
   }                                                                                                \
   __kernel void ndx_transpose_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {      \
     NDX_CHECK(tile, B, chunk)                                                                      \
     (void)chunk;                                                                                   \
-    NDX_W(ndx_copy_tile_item)(p, dst, src, B, (long)get_global_id(0));                             \
+    ndx_copy_tile_item_wN(p, dst, src, B, (long)get_global_id(0));                                 \
   }
 
 #define NDX_SUB_BYTE_KERNELS(B)                                                                    \
   __kernel void ndx_bytes_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {          \
     NDX_CHECK(bytes, B, chunk)                                                                     \
-    NDX_W(ndx_copy_bytes_item)(p, dst, src, B, (long)get_global_id(0), chunk);                     \
+    ndx_copy_bytes_item_wN(p, dst, src, B, (long)get_global_id(0), chunk);                         \
   }                                                                                                \
   __kernel void ndx_transpose_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {      \
     NDX_CHECK(tile, B, chunk)                                                                      \
     (void)chunk;                                                                                   \
-    NDX_W(ndx_copy_tile_item)(p, dst, src, B, (long)get_global_id(0));                             \
+    ndx_copy_tile_item_wN(p, dst, src, B, (long)get_global_id(0));                                 \
   }
 
 NDX_WHOLE_BYTE_KERNELS(8)
@@ -161,6 +164,6 @@ NDX_SUB_BYTE_KERNELS(4)
 __kernel void ndx_positions(NDX_PACK_ARG, __global long *out) {
   long i = (long)get_global_id(0);
   if (i >= p->numel) return;
-  out[2 * i] = NDX_W(ndx_position)(p, 0, (NDX_WORD)i);
-  out[2 * i + 1] = p->nops > 1 ? NDX_W(ndx_position)(p, 1, (NDX_WORD)i) : 0;
+  out[2 * i] = ndx_position_wN(p, 0, (NDX_WORD)i);
+  out[2 * i + 1] = p->nops > 1 ? ndx_position_wN(p, 1, (NDX_WORD)i) : 0;
 }

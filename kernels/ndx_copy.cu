@@ -1,8 +1,9 @@
 /* ndx_copy.cu: ndx's CUDA copy kernels and their launcher.
  *
  * Each kernel is a thin wrapper over a body of ndx_copy_cuda.cuh (itself
- * over ndx_device.h, the header the OpenCL kernels use): grid-stride loops
- * over items or tiles, a __syncthreads between the phases of the tiled ones.
+ * over ndx_device.h and ndx_copy_items.h, the headers the OpenCL kernels
+ * use): grid-stride loops over items or tiles, a __syncthreads between the
+ * phases of the tiled ones.
  * Kernels are instantiated per index form (W: 32- or 64-bit words, as the
  * pack says), element size and vector width, and take their arguments, the
  * pack included, by value as a __grid_constant__ parameter (read in place,
@@ -17,17 +18,25 @@ static_assert(sizeof(ndx_cuda_args) <= 4096, "kernel arguments fit CUDA's 4 KiB"
 
 #define NDX_CUDA_KERNEL static __global__ void __launch_bounds__(NDX_CUDA_THREADS)
 
+/* rows (MODE NDX_CUDA_ROWS) and gather (NDX_CUDA_GATHER, NDX_CUDA_GATHER_FLIP):
+ * one body, flat items. */
 template <int W, int ES, int VB, int MODE>
-NDX_CUDA_KERNEL k_flat(const __grid_constant__ ndx_cuda_args a, ndx_u8 *__restrict__ dst,
+NDX_CUDA_KERNEL k_rows(const __grid_constant__ ndx_cuda_args a, ndx_u8 *__restrict__ dst,
                        const ndx_u8 *__restrict__ src) {
+  flat_body<W, ES, VB, MODE>(a, dst, src, (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
+                             (int64_t)gridDim.x * blockDim.x);
+}
+template <int W, int ES, int VB, int MODE>
+NDX_CUDA_KERNEL k_gather(const __grid_constant__ ndx_cuda_args a, ndx_u8 *__restrict__ dst,
+                         const ndx_u8 *__restrict__ src) {
   flat_body<W, ES, VB, MODE>(a, dst, src, (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
                              (int64_t)gridDim.x * blockDim.x);
 }
 
 /* SIMPLE: power-of-two tiles, no grouped axes (the plain 2-d transpose). */
 template <int W, int ES, bool SIMPLE>
-NDX_CUDA_KERNEL k_tile(const __grid_constant__ ndx_cuda_args a, ndx_u8 *__restrict__ dst,
-                       const ndx_u8 *__restrict__ src) {
+NDX_CUDA_KERNEL k_transpose(const __grid_constant__ ndx_cuda_args a, ndx_u8 *__restrict__ dst,
+                            const ndx_u8 *__restrict__ src) {
   __shared__ tile_smem<ES> s;
   for (int64_t t = blockIdx.x; t < a.count; t += gridDim.x) {
     tile_bases<W, ES, SIMPLE>(a, s, t, (int)threadIdx.x);
@@ -40,8 +49,8 @@ NDX_CUDA_KERNEL k_tile(const __grid_constant__ ndx_cuda_args a, ndx_u8 *__restri
 }
 
 template <int W, int B>
-NDX_CUDA_KERNEL k_words(const __grid_constant__ ndx_cuda_args a, ndx_u8 *__restrict__ dst,
-                        const ndx_u8 *__restrict__ src) {
+NDX_CUDA_KERNEL k_transpose_words(const __grid_constant__ ndx_cuda_args a, ndx_u8 *__restrict__ dst,
+                                  const ndx_u8 *__restrict__ src) {
   __shared__ words_smem<B> s;
   for (int64_t t = blockIdx.x; t < a.count; t += gridDim.x) {
     words_load<W, B>(a, s, src, t, (int)threadIdx.x);
@@ -66,13 +75,16 @@ typedef void (*kernel_fn)(const ndx_cuda_args, ndx_u8 *, const ndx_u8 *);
 struct kernel_of {
   kernel_fn fn = nullptr;
   template <int W, int ES, int VB, int MODE> void flat() {
-    fn = k_flat<W, ES, VB, MODE>;
+    if constexpr (MODE == NDX_CUDA_ROWS)
+      fn = k_rows<W, ES, VB, MODE>;
+    else
+      fn = k_gather<W, ES, VB, MODE>;
   }
   template <int W, int ES, bool SIMPLE> void tile() {
-    fn = k_tile<W, ES, SIMPLE>;
+    fn = k_transpose<W, ES, SIMPLE>;
   }
   template <int W, int B> void words() {
-    fn = k_words<W, B>;
+    fn = k_transpose_words<W, B>;
   }
   template <int W, int B> void bytes() {
     fn = k_bytes<W, B>;

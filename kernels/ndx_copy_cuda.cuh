@@ -5,23 +5,24 @@
  * that kernels/ndx_copy.cu wraps them into kernels and
  * tests/test_cuda_emulate.cu runs them thread by thread on the host (phase by
  * phase for all threads of a block: exactly what the barriers guarantee).
- * The index math is ndx_device.h's (magic-number division, positions,
- * sub-byte byte ranges); what is here is the GPU shape of the work: which
- * thread takes which elements, vector accesses and shared-memory tiles.
- * src/device/cuda_internal.h describes each kernel. */
+ * The index math is ndx_device.h's (magic-number division, positions) and
+ * ndx_copy_items.h's (sub-byte byte ranges); what is here is the GPU shape
+ * of the work: which thread takes which elements, vector accesses and
+ * shared-memory tiles.
+ * kernels/ndx_cuda_args.h describes each kernel. */
 #ifndef NDX_COPY_CUDA_CUH
 #define NDX_COPY_CUDA_CUH
 
 #include <stdint.h>
 
 #define NDX_WIDE 0
-#include "ndx/ndx_device.h"
+#include "ndx_copy_items.h"
 #undef NDX_WIDE
 #define NDX_WIDE 1
-#include "ndx/ndx_device.h"
+#include "ndx_copy_items.h"
 #undef NDX_WIDE
 
-#include "device/cuda_internal.h"
+#include "ndx_cuda_args.h"
 
 #define NDX_HD __host__ __device__ __forceinline__
 
@@ -154,7 +155,7 @@ template <int ES> static NDX_HD uint4 reverse16(uint4 v) {
                     bytes_reversed(v.x));
 }
 
-/* ---- FLAT: items of `vel` elements, positions by magic division ---------- */
+/* ---- rows and gather: items of `vel` elements, positions by magic division */
 
 /* Thread `tid` of `nthreads` takes items tid, tid + nthreads, ... ; it issues
  * NDX_CUDA_UNROLL(VB) loads before their stores so that several are in flight,
@@ -177,7 +178,7 @@ NDX_HD void flat_body(const ndx_cuda_args &a, ndx_u8 *__restrict__ dst,
         word e = (word)(item * VEL);
         pd[u] = ix<W>::position(p, 0, e);
         word ps = ix<W>::position(p, 1, e);
-        if (MODE == NDX_CUDA_REV) ps -= VEL - 1;
+        if (MODE == NDX_CUDA_GATHER_FLIP) ps -= VEL - 1;
         NDX_ACCESS(1, src + (int64_t)ps * ES, VB);
         v[u] = *(const V *)(src + (int64_t)ps * ES);
       }
@@ -187,7 +188,7 @@ NDX_HD void flat_body(const ndx_cuda_args &a, ndx_u8 *__restrict__ dst,
       int64_t item = first + u * nthreads;
       if (item < a.count) {
         V w = v[u];
-        if constexpr (MODE == NDX_CUDA_REV && VB == 16) w = reverse16<ES>(w);
+        if constexpr (MODE == NDX_CUDA_GATHER_FLIP && VB == 16) w = reverse16<ES>(w);
         NDX_ACCESS(0, dst + (int64_t)pd[u] * ES, VB);
         *(V *)(dst + (int64_t)pd[u] * ES) = w;
       }
@@ -195,7 +196,7 @@ NDX_HD void flat_body(const ndx_cuda_args &a, ndx_u8 *__restrict__ dst,
   }
 }
 
-/* ---- TILE: batched 2-d transpose through shared memory ------------------- */
+/* ---- transpose: batched 2-d transposes through shared memory ------------- */
 
 /* The pack is permuted to [batch..., (K2), K, (J2), J]: K has the source's
  * unit stride, J the destination's; a short K (J) is grouped with K2 (J2),
@@ -204,7 +205,7 @@ NDX_HD void flat_body(const ndx_cuda_args &a, ndx_u8 *__restrict__ dst,
  * and [j0, j0+tj) for tb batch entries; it is read down the k group and
  * written along the j group.
  *
- * Shared memory of a TILE block: the batch entries' positions, the tile's
+ * Shared memory of a transpose block: the batch entries' positions, the tile's
  * origin and valid extents, and its elements, row kk at pitch tj | 1 (an odd
  * pitch in elements: consecutive kk of one jj fall in different banks). */
 template <int ES> struct tile_smem {
@@ -360,7 +361,7 @@ NDX_HD void tile_store(const ndx_cuda_args &a, tile_smem<ES> &s, ndx_u8 *__restr
   }
 }
 
-/* ---- WORDS: transposes of 1..16-bit elements by 32-bit words ------------- */
+/* ---- transpose-words: 1..16-bit elements by 32-bit words ----------------- */
 
 /* Bits of the elements i < E (B bits each) of a word whose index has bit S
  * clear. */
@@ -396,7 +397,7 @@ template <int B, int E> struct word_transpose<B, E, 0> {
 #define NDX_WORDS_KW 32
 #define NDX_WORDS_JB 8
 
-/* Shared memory of a WORDS block: row k (0 .. 32E-1) holds the tile's 8
+/* Shared memory of a transpose-words block: row k (0 .. 32E-1) holds the tile's 8
  * destination words of that k, at word k*8 + k/E + jb; the k/E skew puts the
  * 32 lanes that write one (i, jb) in 32 different banks. */
 template <int B> struct words_smem {
@@ -477,31 +478,31 @@ NDX_HD void bytes_body(const ndx_cuda_args &a, ndx_u8 *__restrict__ dst,
  * f.bytes<W, B>() for the kernel a step runs (its vector width already
  * chosen, ndx_cuda_plan_steps); false when there is none. The CUDA launcher
  * and the host emulator both go through here, so they run the same bodies. */
-template <class F, int W, int ES> static bool pick_flat(F &f, int vb, int mode) {
-  if (mode == NDX_CUDA_GATHER || (mode == NDX_CUDA_REV && vb == ES)) {
+template <class F, int W, int ES> static bool pick_flat(F &f, int vb, int kernel) {
+  if (kernel == NDX_CUDA_GATHER || (kernel == NDX_CUDA_GATHER_FLIP && vb == ES)) {
     f.template flat<W, ES, ES, NDX_CUDA_GATHER>();
     return true;
   }
-  if (mode == NDX_CUDA_REV) {
+  if (kernel == NDX_CUDA_GATHER_FLIP) {
     if constexpr (ES < 16)
       if (vb == 16) {
-        f.template flat<W, ES, 16, NDX_CUDA_REV>();
+        f.template flat<W, ES, 16, NDX_CUDA_GATHER_FLIP>();
         return true;
       }
     return false;
   }
   if (vb == ES) {
-    f.template flat<W, ES, ES, NDX_CUDA_UNIT>();
+    f.template flat<W, ES, ES, NDX_CUDA_ROWS>();
     return true;
   }
   if constexpr (ES < 16)
     if (vb == 16) {
-      f.template flat<W, ES, 16, NDX_CUDA_UNIT>();
+      f.template flat<W, ES, 16, NDX_CUDA_ROWS>();
       return true;
     }
   if constexpr (ES < 4)
     if (vb == 4) {
-      f.template flat<W, ES, 4, NDX_CUDA_UNIT>();
+      f.template flat<W, ES, 4, NDX_CUDA_ROWS>();
       return true;
     }
   return false;
@@ -532,24 +533,26 @@ template <class F, int W> static bool pick_w(F &f, const ndx_cuda_step *s) {
   const ndx_cuda_args &a = s->args;
   int vb = a.vel * (a.bits / 8);
   switch (s->kernel) {
-  case NDX_CUDA_FLAT:
+  case NDX_CUDA_ROWS:
+  case NDX_CUDA_GATHER:
+  case NDX_CUDA_GATHER_FLIP:
     switch (a.bits) {
     case 8:
-      return pick_flat<F, W, 1>(f, vb, a.mode);
+      return pick_flat<F, W, 1>(f, vb, s->kernel);
     case 16:
-      return pick_flat<F, W, 2>(f, vb, a.mode);
+      return pick_flat<F, W, 2>(f, vb, s->kernel);
     case 32:
-      return pick_flat<F, W, 4>(f, vb, a.mode);
+      return pick_flat<F, W, 4>(f, vb, s->kernel);
     case 64:
-      return pick_flat<F, W, 8>(f, vb, a.mode);
+      return pick_flat<F, W, 8>(f, vb, s->kernel);
     case 128:
-      return pick_flat<F, W, 16>(f, vb, a.mode);
+      return pick_flat<F, W, 16>(f, vb, s->kernel);
     }
     return false;
-  case NDX_CUDA_TILE:
+  case NDX_CUDA_TRANSPOSE:
     if (a.pow2 && !a.gk && !a.gj) return pick_tile<F, W, true>(f, a.bits);
     return pick_tile<F, W, false>(f, a.bits);
-  case NDX_CUDA_WORDS:
+  case NDX_CUDA_TRANSPOSE_WORDS:
     switch (a.bits) {
     case 1:
       f.template words<W, 1>();

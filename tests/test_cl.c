@@ -241,6 +241,12 @@ Test(cl, device_positions_match_the_definition) {
 static const int widths[] = {1, 2, 4, 8, 16, 32, 64, 128};
 #define NWIDTHS (int)(sizeof widths / sizeof *widths)
 
+/* The path of a copy the odometer walks: the gather kernel, or below 8 bits
+ * the byte-range one. */
+static const char *odometer_path(int bits) {
+  return bits >= 8 ? "gather" : "bytes";
+}
+
 Test(cl, a_null_plan_has_path_none_as_in_ndx_cuda) {
   cr_assert_str_eq(ndx_cl_plan_path(NULL), "none");
 }
@@ -269,8 +275,8 @@ Test(cl, contiguous_copies_take_the_buffer_path) {
   /* a sub-byte copy that starts or ends inside a byte is not one */
   ndx_layout odd = make(1, (int64_t[]){13}, (int64_t[]){1}, 3);
   ndx_layout at0 = make(1, (int64_t[]){13}, (int64_t[]){1}, 0);
-  for (int w = 0; w < 3; w++) check_copy(&odd, &at0, widths[w], 0, "gather");
-  check_copy(&one_d, &one_s, 4, 0, "gather");
+  for (int w = 0; w < 3; w++) check_copy(&odd, &at0, widths[w], 0, "bytes");
+  check_copy(&one_d, &one_s, 4, 0, "bytes");
 }
 
 Test(cl, sliced_rows_take_the_rows_path) {
@@ -284,7 +290,7 @@ Test(cl, sliced_rows_take_the_rows_path) {
   cr_assert_eq(ndx_broadcast(&bc, &row, 2, (int64_t[]){7, 50}), NDX_OK);
   for (int w = 3; w < NWIDTHS; w++) check_copy(&d2, &bc, widths[w], 0, "rows");
   /* sub-byte rows go through the byte-range kernel */
-  for (int w = 0; w < 3; w++) check_copy(&d, &s, widths[w], 0, "gather");
+  for (int w = 0; w < 3; w++) check_copy(&d, &s, widths[w], 0, "bytes");
 }
 
 Test(cl, transposes_take_the_transpose_path) {
@@ -305,12 +311,12 @@ Test(cl, transposes_take_the_transpose_path) {
   ndx_layout d4 = contiguous(4, (int64_t[]){2, 11, 3, 9});
   for (int w = 3; w < NWIDTHS; w++) check_copy(&d4, &f4, widths[w], 0, "transpose");
   /* a column broadcast along the destination rows fills each row with one
-   * value: rows whose source stride is 0 */
+   * value: the gather kernel's runs whose source stride is 0 */
   ndx_layout col = contiguous(2, (int64_t[]){21, 1}), bc, d5 = contiguous(2, (int64_t[]){21, 17});
   cr_assert_eq(ndx_broadcast(&bc, &col, 2, (int64_t[]){21, 17}), NDX_OK);
-  for (int w = 3; w < NWIDTHS; w++) check_copy(&d5, &bc, widths[w], 0, "rows");
-  /* sub-byte transposes go through the byte-range kernel */
-  for (int w = 0; w < 3; w++) check_copy(&d, &s, widths[w], 0, "gather");
+  for (int w = 3; w < NWIDTHS; w++) check_copy(&d5, &bc, widths[w], 0, "gather");
+  /* sub-byte transposes whose rows share bytes go through the byte-range kernel */
+  for (int w = 0; w < 3; w++) check_copy(&d, &s, widths[w], 0, "bytes");
 }
 
 /* Transposes big enough for whole register blocks (2L x L elements, L = 16,
@@ -327,8 +333,8 @@ Test(cl, transposes_in_register_blocks_every_width) {
     int64_t r = shapes[k][0], c = shapes[k][1];
     ndx_layout src = contiguous(2, (int64_t[]){r, c}), t, d = contiguous(2, (int64_t[]){c, r});
     cr_assert_eq(ndx_transpose(&t, &src, 0, 1), NDX_OK);
-    /* a source of two columns reads its rows with stride 2: strided rows */
-    const char *path = c == 2 ? "rows" : "transpose";
+    /* a source of two columns reads its rows with stride 2: the gather's strided runs */
+    const char *path = c == 2 ? "gather" : "transpose";
     for (int w = 3; w < NWIDTHS; w++) {
       check_copy(&d, &t, widths[w], 0, path);
       check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, path);
@@ -353,8 +359,8 @@ Test(cl, sub_byte_transposes_own_whole_destination_bytes) {
     cr_assert_eq(ndx_transpose(&t, &src, 0, 1), NDX_OK);
     for (int w = 0; w < 3; w++) {
       bool whole = r * widths[w] % 8 == 0; /* destination rows of r elements */
-      check_copy(&d, &t, widths[w], 0, whole ? "transpose" : "gather");
-      check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, whole ? "transpose" : "gather");
+      check_copy(&d, &t, widths[w], 0, whole ? "transpose" : "bytes");
+      check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, whole ? "transpose" : "bytes");
     }
   }
   /* a source at an odd element, a flipped source, a padded destination at
@@ -370,7 +376,7 @@ Test(cl, sub_byte_transposes_own_whole_destination_bytes) {
     check_copy(&d, &flip, widths[w], 0, "transpose");
     check_copy(&pad, &odd, widths[w], 0, "transpose");
     check_copy(&d3, &b3, widths[w], 0, "transpose");
-    check_copy(&d3, &b3, widths[w], NDX_CL_PLAN_GATHER, "gather");
+    check_copy(&d3, &b3, widths[w], NDX_CL_PLAN_GATHER, "bytes");
   }
 }
 
@@ -379,23 +385,22 @@ Test(cl, strided_and_reversed_copies_take_the_gather_path) {
   /* every other element, reversed rows */
   ndx_layout big = contiguous(2, (int64_t[]){6, 30}), s, d = contiguous(2, (int64_t[]){6, 15});
   cr_assert_eq(ndx_slice(&s, &big, (ndx_range[]){{0, 6, 1}, {29, 15, -2}}), NDX_OK);
-  for (int w = 0; w < NWIDTHS; w++) check_copy(&d, &s, widths[w], 0, "gather");
+  for (int w = 0; w < NWIDTHS; w++) check_copy(&d, &s, widths[w], 0, odometer_path(widths[w]));
   /* a strided destination (a scatter into every third element) */
   ndx_layout sd = make(2, (int64_t[]){5, 7}, (int64_t[]){21, 3}, 1),
              c = contiguous(2, (int64_t[]){5, 7});
-  for (int w = 0; w < NWIDTHS; w++) check_copy(&sd, &c, widths[w], 0, "gather");
+  for (int w = 0; w < NWIDTHS; w++) check_copy(&sd, &c, widths[w], 0, odometer_path(widths[w]));
   /* a full reversal of a vector */
   ndx_layout v = contiguous(1, (int64_t[]){100}), rv;
   cr_assert_eq(ndx_flip(&rv, &v, 0), NDX_OK);
-  /* source strides 0, -1 and 2 under a unit destination stride are rows
-   * (ndx_copy_run has a vectorized loop for each) */
-  for (int w = 0; w < NWIDTHS; w++)
-    check_copy(&v, &rv, widths[w], 0, widths[w] >= 8 ? "rows" : "gather");
+  /* source strides 0, -1 and 2 under a unit destination stride are the
+   * gather kernel's strided runs (ndx_copy_run has a vectorized loop for each) */
+  for (int w = 0; w < NWIDTHS; w++) check_copy(&v, &rv, widths[w], 0, odometer_path(widths[w]));
   /* overlapping windows as the source */
   ndx_layout base = contiguous(1, (int64_t[]){40}), win, dw = contiguous(2, (int64_t[]){11, 5});
   cr_assert_eq(ndx_unfold(&win, &base, 1, (ndx_window[]){{0, 5, 3, 2}}), NDX_OK);
   for (int w = 0; w < NWIDTHS; w++)
-    check_copy(&dw, &win, widths[w], 0, widths[w] >= 8 ? "rows" : "gather"); /* dilation 2 */
+    check_copy(&dw, &win, widths[w], 0, odometer_path(widths[w])); /* dilation 2 */
 }
 
 Test(cl, every_kernel_in_the_64_bit_form) {
@@ -409,8 +414,8 @@ Test(cl, every_kernel_in_the_64_bit_form) {
       check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, "transpose");
       check_copy(&dr, &rows, widths[w], NDX_CL_PLAN_WIDE, "rows");
     }
-    check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, widths[w] >= 8 ? "transpose" : "gather");
-    check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE | NDX_CL_PLAN_GATHER, "gather");
+    check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, widths[w] >= 8 ? "transpose" : "bytes");
+    check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE | NDX_CL_PLAN_GATHER, odometer_path(widths[w]));
   }
 }
 
@@ -435,7 +440,7 @@ Test(cl, a_span_past_2_31_elements_runs_the_64_bit_kernels) {
   ndx_cl_plan *plan;
   cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &dst_l, &src_l, 1), NDX_OK, "%s",
                ndx_last_error());
-  cr_assert_str_eq(ndx_cl_plan_path(plan), "gather");
+  cr_assert_str_eq(ndx_cl_plan_path(plan), "bytes");
   cr_assert_eq(ndx_cl_plan_wide(plan), 1);
   cr_assert_eq(ndx_cl_plan_enqueue(plan, env.queue, md, ms, 0, NULL, NULL), NDX_OK, "%s",
                ndx_last_error());
@@ -508,8 +513,9 @@ static ndx_layout random_moves(oracle_rng *r, int rank, const int64_t *shape, bo
 Test(cl, random_pairs_every_width_every_path) {
   cl_env_need(&env);
   oracle_rng r = {2024};
-  int paths[5] = {0};
-  const char *names[5] = {"empty", "buffer", "rows", "transpose", "gather"};
+  enum { NPATHS = 6 };
+  int paths[NPATHS] = {0};
+  const char *names[NPATHS] = {"empty", "buffer", "rows", "gather", "transpose", "bytes"};
   for (int iter = 0; iter < 800; iter++) {
     int rank = (int)oracle_between(&r, 0, 8);
     int64_t shape[NDX_MAX_RANK], budget = 600;
@@ -523,13 +529,13 @@ Test(cl, random_pairs_every_width_every_path) {
     ndx_layout s = random_moves(&r, rank, shape, false);
     int bits = widths[iter % NWIDTHS];
     const char *p = check_copy(&d, &s, bits, 0, NULL);
-    for (int k = 0; k < 5; k++) paths[k] += strcmp(p, names[k]) == 0;
+    for (int k = 0; k < NPATHS; k++) paths[k] += strcmp(p, names[k]) == 0;
     check_copy(&d, &s, bits, NDX_CL_PLAN_GATHER, NULL);
     check_copy(&d, &s, bits, NDX_CL_PLAN_GATHER | NDX_CL_PLAN_WIDE, NULL);
   }
-  cr_log_info("paths: empty %d, buffer %d, rows %d, transpose %d, gather %d", paths[0], paths[1],
-              paths[2], paths[3], paths[4]);
-  for (int k = 0; k < 5; k++) cr_assert_gt(paths[k], 0, "no random pair took %s", names[k]);
+  cr_log_info("paths: empty %d, buffer %d, rows %d, gather %d, transpose %d, bytes %d", paths[0],
+              paths[1], paths[2], paths[3], paths[4], paths[5]);
+  for (int k = 0; k < NPATHS; k++) cr_assert_gt(paths[k], 0, "no random pair took %s", names[k]);
 }
 
 /* ---- Refusals leave the destination untouched ----------------------------------------- */
@@ -705,11 +711,11 @@ Test(cl, large_copies_split_across_many_work_items) {
   cr_assert_eq(ndx_slice(&rev, &big, (ndx_range[]){{301, 301, -1}, {599, 263, -2}}), NDX_OK);
   for (int w = 0; w < NWIDTHS; w++) {
     bool whole = widths[w] >= 8;
-    check_copy(&d, &t, widths[w], 0, whole ? "transpose" : "gather");
-    check_copy(&d, &rows, widths[w], 0, whole ? "rows" : "gather");
-    check_copy(&d, &rev, widths[w], 0, "gather");
+    check_copy(&d, &t, widths[w], 0, whole ? "transpose" : "bytes");
+    check_copy(&d, &rows, widths[w], 0, whole ? "rows" : "bytes");
+    check_copy(&d, &rev, widths[w], 0, odometer_path(widths[w]));
     /* the transpose's destination, strided: a scatter */
     ndx_layout scat = make(2, shape, (int64_t[]){263 * 3, 3}, 2);
-    check_copy(&scat, &t, widths[w], 0, "gather");
+    check_copy(&scat, &t, widths[w], 0, odometer_path(widths[w]));
   }
 }

@@ -25,7 +25,7 @@
 #endif
 
 #include "cuda_cases.h"
-#include "device/cuda_internal.h"
+#include "device/cuda_plan.h"
 #include "ndx/ndx_cuda.h"
 
 /* ---- Devices ------------------------------------------------------------------ */
@@ -197,13 +197,20 @@ Test(cuda, paths_follow_the_opencl_dispatch) {
     int k, bits;
     const char *path, *kernel;
   } want[] = {
-      {0, 32, "buffer", "memcpy"},   {1, 32, "transpose", "tile"},
-      {2, 4, "transpose", "words"},  {5, 8, "transpose", "words"},
-      {1, 4, "gather", "bytes"},     {8, 32, "gather", "flat-rev"},
-      {10, 32, "rows", "flat-unit"}, {12, 32, "gather", "flat-gather"},
-      {13, 16, "rows", "flat-unit"}, {15, 64, "transpose", "tile"},
-      {16, 32, "rows", "flat-unit"}, {18, 32, "empty", "none"},
-      {19, 8, "buffer", "memcpy"},   {20, 4, "gather", "bytes"},
+      {0, 32, "buffer", "buffer"},
+      {1, 32, "transpose", "transpose"},
+      {2, 4, "transpose", "transpose-words"},
+      {5, 8, "transpose", "transpose-words"},
+      {1, 4, "bytes", "bytes"},
+      {8, 32, "gather", "gather-flip"},
+      {10, 32, "rows", "rows"},
+      {12, 32, "gather", "gather"},
+      {13, 16, "rows", "rows"},
+      {15, 64, "transpose", "transpose"},
+      {16, 32, "rows", "rows"},
+      {18, 32, "empty", "none"},
+      {19, 8, "buffer", "buffer"},
+      {20, 4, "bytes", "bytes"},
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     cuda_case c;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #define NDX_CUDA_EMULATE 1
+#include "device/cuda_plan.h"
 #include "ndx/ndx_cuda.h"
 #include "ndx_copy_cuda.cuh"
 
@@ -34,7 +35,7 @@ using namespace ndx_cuda;
 const unsigned char *ndx_emu_lo[2], *ndx_emu_hi[2];
 long long ndx_emu_faults;
 
-static long long kernel_runs[8][3]; /* [kernel][mode] steps emulated */
+static long long kernel_runs[NDX_CUDA_KERNELS][3]; /* [kernel][variant] steps emulated */
 
 struct emulator {
   const ndx_cuda_step *s;
@@ -85,10 +86,10 @@ static bool emulate(const ndx_cuda_plan *plan, uint8_t *dst, const uint8_t *src,
   for (int k = 0; k < n; k++) {
     const ndx_cuda_step *s = &steps[k];
     int variant = 0;
-    if (s->kernel == NDX_CUDA_FLAT) variant = s->args.mode;
-    if (s->kernel == NDX_CUDA_TILE) variant = s->args.gk || s->args.gj ? 2 : s->args.pow2 ? 1 : 0;
+    if (s->kernel == NDX_CUDA_TRANSPOSE)
+      variant = s->args.gk || s->args.gj ? 2 : s->args.pow2 ? 1 : 0;
     kernel_runs[s->kernel][variant]++;
-    if (s->kernel == NDX_CUDA_MEMCPY) {
+    if (s->kernel == NDX_CUDA_BUFFER) {
       memcpy(dst + s->dst_off, src + s->src_off, s->bytes);
       continue;
     }
@@ -209,18 +210,18 @@ int main(int argc, char **argv) {
       tap(failures == 0, name, why.c_str());
     }
   }
-  /* every kernel (and mode) ran */
+  /* every kernel (and variant) ran */
   struct {
     int kernel, mode;
     const char *name;
-  } kinds[] = {{NDX_CUDA_MEMCPY, 0, "memcpy"},
-               {NDX_CUDA_FLAT, NDX_CUDA_UNIT, "flat unit"},
-               {NDX_CUDA_FLAT, NDX_CUDA_REV, "flat rev"},
-               {NDX_CUDA_FLAT, NDX_CUDA_GATHER, "flat gather"},
-               {NDX_CUDA_TILE, 0, "tile (general)"},
-               {NDX_CUDA_TILE, 1, "tile (simple)"},
-               {NDX_CUDA_TILE, 2, "tile (grouped axes)"},
-               {NDX_CUDA_WORDS, 0, "words"},
+  } kinds[] = {{NDX_CUDA_BUFFER, 0, "buffer"},
+               {NDX_CUDA_ROWS, 0, "rows"},
+               {NDX_CUDA_GATHER_FLIP, 0, "gather-flip"},
+               {NDX_CUDA_GATHER, 0, "gather"},
+               {NDX_CUDA_TRANSPOSE, 0, "transpose (general tiles)"},
+               {NDX_CUDA_TRANSPOSE, 1, "transpose (simple tiles)"},
+               {NDX_CUDA_TRANSPOSE, 2, "transpose (grouped axes)"},
+               {NDX_CUDA_TRANSPOSE_WORDS, 0, "transpose-words"},
                {NDX_CUDA_BYTES, 0, "bytes"}};
   for (auto &k : kinds) {
     char name[96];

@@ -1,10 +1,11 @@
-/* test_device_host.c: ndx_device.h compiled as host C, both index forms,
- * checked against the oracle's definition of a position (offset + sum i*s)
- * on millions of random indices: index to position, multi-index to
- * position, the odometer, the destination-range count, bytes and bit
- * shifts, loads and stores of every width, and the copy routines the kernels
- * wrap, run here on host buffers and compared byte for byte with a reference
- * copy that pre-fills the destination with a pattern. */
+/* test_device_host.c: ndx_device.h and kernels/ndx_copy_items.h compiled as
+ * host C, both index forms, checked against the oracle's definition of a
+ * position (offset + sum i*s) on millions of random indices: index to
+ * position, multi-index to position, the odometer, the destination-range
+ * count, bytes and bit shifts, loads and stores of every width, and the copy
+ * bodies the kernels wrap, run here on host buffers, as many work-items as
+ * the tile geometry counts, and compared byte for byte with a reference copy
+ * that pre-fills the destination with a pattern. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,10 @@
 #include "suite.h"
 
 #define NDX_WIDE 0
-#include "ndx/ndx_device.h"
+#include "ndx_copy_items.h" /* ndx/ndx_device.h and the copy bodies */
 #undef NDX_WIDE
 #define NDX_WIDE 1
-#include "ndx/ndx_device.h"
+#include "ndx_copy_items.h"
 
 #define PACK_WORDS (NDX_PACK_MAX_BYTES(NDX_PACK_MAX_OPS, NDX_MAX_RANK) / 8)
 
@@ -26,12 +27,43 @@ static void random_shape(oracle_rng *r, int rank, int64_t max_extent, int64_t *s
   for (int a = 0; a < rank; a++) shape[a] = oracle_between(r, 1, max_extent);
 }
 
-/* ---- Index to position ----------------------------------------------------- */
+/* ---- The two index forms ----------------------------------------------------- */
+/* The checks below ask one question of both forms, so that every check runs
+ * on the 32- and the 64-bit code: the pack's `wide` picks the form, in one
+ * place for each question. */
 
-/* Both forms of one question, so every check runs on the 32- and 64-bit code. */
+/* The functions of one form that take and return 64-bit values. */
+typedef struct form {
+  int64_t (*count_below)(const ndx_pack_head *, int64_t);
+  void (*span)(const ndx_pack_head *, int, int64_t *, int64_t *);
+  void (*range_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t, int);
+  void (*tile_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t);
+  void (*bytes_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t);
+} form;
+
+static const form forms[2] = {
+    {ndx_count_below_w32, ndx_span_w32, ndx_copy_range_item_w32, ndx_copy_tile_item_w32,
+     ndx_copy_bytes_item_w32},
+    {ndx_count_below_w64, ndx_span_w64, ndx_copy_range_item_w64, ndx_copy_tile_item_w64,
+     ndx_copy_bytes_item_w64},
+};
+
+static const form *form_of(const ndx_pack_head *h) {
+  return &forms[h->wide];
+}
+
+/* The word-typed ones. */
 static int64_t position(const ndx_pack_head *h, int k, int64_t i) {
   return h->wide ? ndx_position_w64(h, k, i) : ndx_position_w32(h, k, (int32_t)i);
 }
+static int64_t extent(const ndx_pack_head *h, int a) {
+  return h->wide ? ndx_extent_w64(h, a) : ndx_extent_w32(h, a);
+}
+static int64_t stride(const ndx_pack_head *h, int k, int a) {
+  return h->wide ? ndx_stride_w64(h, k, a) : ndx_stride_w32(h, k, a);
+}
+
+/* ---- Index to position ----------------------------------------------------- */
 
 Test(device_host, index_to_position_matches_the_definition) {
   oracle_rng r = {1};
@@ -174,7 +206,7 @@ Test(device_host, count_below_finds_the_index_range_of_positions) {
       for (int64_t P = lo - 2; P <= hi + 2; P += 1 + (hi - lo) / 40) {
         int64_t want = 0;
         for (int64_t k = 0; k < numel; k++) want += pos[k] < P;
-        int64_t got = h->wide ? ndx_count_below_w64(h, P) : ndx_count_below_w32(h, P);
+        int64_t got = form_of(h)->count_below(h, P);
         cr_assert_eq(got, want, "P = %lld", (long long)P);
       }
       cr_assert_eq(ndx_pack_widen(buf, sizeof buf, &used), NDX_OK);
@@ -292,48 +324,65 @@ static size_t span_bytes(const ndx_layout *l, int bits, size_t margin) {
   return (size_t)((hi * bits + 7) / 8) + margin;
 }
 
-/* Runs one routine over all its work-items with a random chunk. */
 enum routine { RANGE, RANGE_UNIT, TILE, BYTES };
 
+/* The work-items of routine `rt` with `chunk`, as the runtimes count them;
+ * [*first, *end): the destination bytes of a sub-byte one (BYTES). */
+static int64_t items_of(enum routine rt, const ndx_pack_head *h, int bits, int64_t chunk,
+                        int64_t *first, int64_t *end) {
+  int r = (int)h->rank;
+  *first = *end = 0;
+  if (rt == TILE) return ndx_tile_count(h->numel, extent(h, r - 2), extent(h, r - 1), bits);
+  if (rt == BYTES) {
+    int64_t lo, hi;
+    form_of(h)->span(h, 0, &lo, &hi);
+    ndx_bytes_span(lo, hi, bits, first, end);
+    return (*end - *first + chunk - 1) / chunk;
+  }
+  return (h->numel + chunk - 1) / chunk;
+}
+
+/* Runs work-item `it` of routine `rt`. */
+static void run_item(enum routine rt, const ndx_pack_head *h, uint8_t *dst, const uint8_t *src,
+                     int bits, int64_t it, int64_t chunk) {
+  const form *f = form_of(h);
+  switch (rt) {
+  case RANGE:
+  case RANGE_UNIT:
+    f->range_item(h, dst, src, bits, it, chunk, rt == RANGE_UNIT);
+    break;
+  case TILE:
+    f->tile_item(h, dst, src, bits, it);
+    break;
+  case BYTES:
+    f->bytes_item(h, dst, src, bits, it, chunk);
+    break;
+  }
+}
+
+/* Runs one routine over all its work-items with a random chunk, and a few
+ * items past the end, as a rounded-up grid has. */
 static void run_routine(enum routine rt, const ndx_pack_head *h, uint8_t *dst, const uint8_t *src,
                         int bits, int64_t chunk) {
-  int64_t items;
-  if (rt == TILE) {
-    items = h->wide ? ndx_tile_count_w64(h) : ndx_tile_count_w32(h);
-  } else if (rt == BYTES) {
-    int64_t first, end;
-    if (h->wide)
-      ndx_bytes_span_w64(h, bits, &first, &end);
-    else
-      ndx_bytes_span_w32(h, bits, &first, &end);
-    items = (end - first + chunk - 1) / chunk;
-  } else {
-    items = (h->numel + chunk - 1) / chunk;
+  int64_t first, end, items = items_of(rt, h, bits, chunk, &first, &end);
+  for (int64_t it = 0; it < items + 3; it++) run_item(rt, h, dst, src, bits, it, chunk);
+}
+
+/* Whether the tiles of ndx_pack_copy's pack of (d, s), its axes reordered by
+ * `perm` (NULL: as they are), own their destination bytes: the planner's
+ * test (ndx_copy_tiles_own_bytes) on the same operands. */
+static bool tiles_own_bytes(const ndx_layout *d, const ndx_layout *s, int bits,
+                            const int32_t *perm) {
+  const ndx_layout *pair[2] = {d, s};
+  ndx_operands o;
+  ndx_operands_load(&o, 2, pair);
+  ndx_operands_normalize(&o);
+  if (perm) {
+    int p[NDX_MAX_RANK];
+    for (int a = 0; a < o.rank; a++) p[a] = perm[a];
+    ndx_operands_permute(&o, p);
   }
-  /* a few items past the end, as a rounded-up grid has */
-  for (int64_t it = 0; it < items + 3; it++) {
-    switch (rt) {
-    case RANGE:
-    case RANGE_UNIT:
-      if (h->wide)
-        ndx_copy_range_item_w64(h, dst, src, bits, it, chunk, rt == RANGE_UNIT);
-      else
-        ndx_copy_range_item_w32(h, dst, src, bits, it, chunk, rt == RANGE_UNIT);
-      break;
-    case TILE:
-      if (h->wide)
-        ndx_copy_tile_item_w64(h, dst, src, bits, it);
-      else
-        ndx_copy_tile_item_w32(h, dst, src, bits, it);
-      break;
-    case BYTES:
-      if (h->wide)
-        ndx_copy_bytes_item_w64(h, dst, src, bits, it, chunk);
-      else
-        ndx_copy_bytes_item_w32(h, dst, src, bits, it, chunk);
-      break;
-    }
-  }
+  return ndx_copy_tiles_own_bytes(&o, bits);
 }
 
 /* Checks `rt` on the pair (d, s) against the reference, in both forms. */
@@ -355,13 +404,11 @@ static void check_routine(oracle_rng *r, enum routine rt, const ndx_layout *d, c
     perm[k++] = rank - 1;
     cr_assert_eq(ndx_pack_permute(buf, perm), NDX_OK);
     /* sub-byte tiles need destination rows that start on bytes */
-    if (bits < 8 && !(h->wide ? ndx_tile_bits_ok_w64(h) : ndx_tile_bits_ok_w32(h))) return;
+    if (bits < 8 && !tiles_own_bytes(d, s, bits, perm)) return;
   }
   if (rt == RANGE_UNIT) {
     int in = (int)h->rank - 1;
-    int64_t sd = h->wide ? ndx_stride_w64(h, 0, in) : ndx_stride_w32(h, 0, in);
-    int64_t ss = h->wide ? ndx_stride_w64(h, 1, in) : ndx_stride_w32(h, 1, in);
-    if (sd != 1 || ss != 1) return;
+    if (stride(h, 0, in) != 1 || stride(h, 1, in) != 1) return;
   }
   size_t nd = span_bytes(d, bits, 16), ns = span_bytes(s, bits, 0);
   uint8_t *src = malloc(ns), *want = malloc(nd), *got = malloc(nd);
@@ -453,32 +500,6 @@ Test(device_host, sub_byte_tiles_in_word_blocks) {
   }
 }
 
-/* Runs work-item `it` of routine `rt` alone. */
-static void run_item(enum routine rt, const ndx_pack_head *h, uint8_t *dst, const uint8_t *src,
-                     int bits, int64_t it, int64_t chunk) {
-  switch (rt) {
-  case RANGE:
-  case RANGE_UNIT:
-    if (h->wide)
-      ndx_copy_range_item_w64(h, dst, src, bits, it, chunk, rt == RANGE_UNIT);
-    else
-      ndx_copy_range_item_w32(h, dst, src, bits, it, chunk, rt == RANGE_UNIT);
-    break;
-  case TILE:
-    if (h->wide)
-      ndx_copy_tile_item_w64(h, dst, src, bits, it);
-    else
-      ndx_copy_tile_item_w32(h, dst, src, bits, it);
-    break;
-  case BYTES:
-    if (h->wide)
-      ndx_copy_bytes_item_w64(h, dst, src, bits, it, chunk);
-    else
-      ndx_copy_bytes_item_w32(h, dst, src, bits, it, chunk);
-    break;
-  }
-}
-
 /* Work-items run at once on a device, so no byte may be written by two of
  * them (a sequential run cannot show such a race): each item runs alone into
  * an all-0 and an all-1 buffer, and a byte it leaves at 0x00 and 0xff
@@ -500,24 +521,12 @@ Test(device_host, no_byte_is_written_by_two_work_items) {
     cr_assert_eq(ndx_pack_copy(buf, sizeof buf, &used, &d, &s, bits), NDX_OK);
     ndx_pack_head *h = (ndx_pack_head *)buf;
     if (rt == TILE && h->rank < 2) rt = bits < 8 ? BYTES : RANGE;
-    if (rt == TILE && bits < 8 && !(h->wide ? ndx_tile_bits_ok_w64(h) : ndx_tile_bits_ok_w32(h)))
-      rt = BYTES;
+    if (rt == TILE && bits < 8 && !tiles_own_bytes(&d, &s, bits, NULL)) rt = BYTES;
     int in = (int)h->rank - 1; /* RANGE_UNIT promises unit innermost strides */
-    if (rt == RANGE_UNIT && (ndx_stride_w32(h, 0, in) != 1 || ndx_stride_w32(h, 1, in) != 1))
-      rt = RANGE;
+    if (rt == RANGE_UNIT && (stride(h, 0, in) != 1 || stride(h, 1, in) != 1)) rt = RANGE;
     if (iter % 2) cr_assert_eq(ndx_pack_widen(buf, sizeof buf, &used), NDX_OK);
-    int64_t chunk = oracle_between(&r, 1, 9), items, first = 0, end = 0;
-    if (rt == TILE) {
-      items = h->wide ? ndx_tile_count_w64(h) : ndx_tile_count_w32(h);
-    } else if (rt == BYTES) {
-      if (h->wide)
-        ndx_bytes_span_w64(h, bits, &first, &end);
-      else
-        ndx_bytes_span_w32(h, bits, &first, &end);
-      items = (end - first + chunk - 1) / chunk;
-    } else {
-      items = (h->numel + chunk - 1) / chunk;
-    }
+    int64_t chunk = oracle_between(&r, 1, 9), first, end;
+    int64_t items = items_of(rt, h, bits, chunk, &first, &end);
     size_t nd = span_bytes(&d, bits, 0), ns = span_bytes(&s, bits, 0);
     uint8_t *src = malloc(ns), *zeros = malloc(nd), *ones = malloc(nd);
     int64_t *owner = calloc(nd, sizeof *owner);
@@ -545,54 +554,105 @@ Test(device_host, no_byte_is_written_by_two_work_items) {
   }
 }
 
-/* ---- The path chooser both runtimes share ---------------------------------- */
+/* ---- The copy planner both runtimes share ----------------------------------- */
 
-/* A normalized pair of rank 1 or 2: extents d, destination and source
- * strides, offsets 0. */
-static ndx_copy_pair pair(int rank, const int64_t *d, const int64_t *sd, const int64_t *ss) {
-  ndx_copy_pair q = {.rank = rank, .numel = 1};
-  for (int a = 0; a < rank; a++) {
-    q.d[a] = d[a], q.sd[a] = sd[a], q.ss[a] = ss[a];
-    q.numel *= d[a];
-  }
-  return q;
+static const ndx_copy_caps cl_like = {.rows_from_bytes = 1 << 20, .strided_runs = true};
+static const ndx_copy_caps cuda_like = {.words_k = 32, .words_j = 8};
+
+/* The plan of a copy between two layouts of `rank` axes made from their
+ * extents and strides (offsets 0). */
+static ndx_copy_plan plan_of(int rank, const int64_t *d, const int64_t *sd, const int64_t *ss,
+                             int bits, const ndx_copy_caps *caps, unsigned flags) {
+  ndx_layout dl, sl;
+  cr_assert_eq(ndx_make(&dl, rank, d, sd, 0), NDX_OK);
+  cr_assert_eq(ndx_make(&sl, rank, d, ss, 0), NDX_OK);
+  ndx_copy_plan p;
+  cr_assert_eq(ndx_copy_plan_make(&p, "test", &dl, &sl, bits, caps, flags), NDX_OK, "%s",
+               ndx_last_error());
+  return p;
 }
 
-static const ndx_copy_caps cl_like = {.rows_from_bytes = 1 << 20, .strided_rows = true};
-static const ndx_copy_caps cuda_like = {.rows_from_bytes = 0, .strided_rows = false};
+static ndx_copy_path path_of(int rank, const int64_t *d, const int64_t *sd, const int64_t *ss,
+                             int bits, const ndx_copy_caps *caps, unsigned flags) {
+  return plan_of(rank, d, sd, ss, bits, caps, flags).path;
+}
 
-Test(copy_path, the_capabilities_are_the_only_difference) {
+Test(copy_plan, the_capabilities_are_the_only_difference) {
+  const int64_t one[] = {1}, row[] = {1000}, big[] = {1 << 20}, odd[] = {7}, none[] = {0};
   /* contiguous: a buffer copy, or the rows kernel from rows_from_bytes on */
-  ndx_copy_pair small = pair(1, (int64_t[]){1000}, (int64_t[]){1}, (int64_t[]){1});
-  ndx_copy_pair big = pair(1, (int64_t[]){1 << 20}, (int64_t[]){1}, (int64_t[]){1});
-  cr_assert_eq(ndx_copy_choose_path(&small, 32, &cl_like, false), NDX_PATH_BUFFER);
-  cr_assert_eq(ndx_copy_choose_path(&big, 32, &cl_like, false), NDX_PATH_ROWS);
-  cr_assert_eq(ndx_copy_choose_path(&big, 32, &cuda_like, false), NDX_PATH_BUFFER);
-  /* a broadcast row (source inner stride 0): strided rows, else a gather */
-  ndx_copy_pair bcast = pair(2, (int64_t[]){3, 4}, (int64_t[]){4, 1}, (int64_t[]){1, 0});
-  cr_assert_eq(ndx_copy_choose_path(&bcast, 32, &cl_like, false), NDX_PATH_ROWS);
-  cr_assert_eq(ndx_copy_choose_path(&bcast, 32, &cuda_like, false), NDX_PATH_TRANSPOSE);
+  cr_assert_eq(path_of(1, row, one, one, 32, &cl_like, 0), NDX_PATH_BUFFER);
+  cr_assert_eq(path_of(1, big, one, one, 32, &cl_like, 0), NDX_PATH_ROWS);
+  cr_assert_eq(path_of(1, big, one, one, 32, &cuda_like, 0), NDX_PATH_BUFFER);
+  /* a broadcast row (source inner stride 0): the gather's strided runs, else a transpose */
+  const int64_t d34[] = {3, 4}, c34[] = {4, 1}, bc[] = {1, 0};
+  ndx_copy_plan g = plan_of(2, d34, c34, bc, 32, &cl_like, 0);
+  cr_assert_eq(g.path, NDX_PATH_GATHER);
+  cr_assert(g.strided_rows);
+  cr_assert_eq(path_of(2, d34, c34, bc, 32, &cuda_like, 0), NDX_PATH_TRANSPOSE);
   /* a transpose and a strided copy choose alike in both */
-  ndx_copy_pair tr = pair(2, (int64_t[]){3, 5}, (int64_t[]){5, 1}, (int64_t[]){1, 3});
-  ndx_copy_pair strided = pair(2, (int64_t[]){3, 5}, (int64_t[]){5, 1}, (int64_t[]){7, 3});
+  const int64_t d35[] = {3, 5}, c35[] = {5, 1}, t35[] = {1, 3}, s35[] = {7, 3};
   for (int k = 0; k < 2; k++) {
     const ndx_copy_caps *caps = k ? &cuda_like : &cl_like;
-    cr_assert_eq(ndx_copy_choose_path(&tr, 32, caps, false), NDX_PATH_TRANSPOSE);
-    cr_assert_eq(ndx_copy_choose_path(&tr, 4, caps, false), NDX_PATH_TRANSPOSE);
-    cr_assert_eq(ndx_copy_choose_path(&strided, 32, caps, false), NDX_PATH_GATHER);
-    cr_assert_eq(ndx_copy_choose_path(&small, 32, caps, true), NDX_PATH_GATHER);
+    cr_assert_eq(path_of(2, d35, c35, t35, 32, caps, 0), NDX_PATH_TRANSPOSE);
+    /* 4-bit rows of 5 share bytes, and are too small for words: byte ranges */
+    cr_assert_eq(path_of(2, d35, c35, t35, 4, caps, 0), NDX_PATH_BYTES);
+    cr_assert_eq(path_of(2, d35, c35, s35, 32, caps, 0), NDX_PATH_GATHER);
+    cr_assert_eq(path_of(1, row, one, one, 32, caps, NDX_COPY_GATHER), NDX_PATH_GATHER);
+    cr_assert_eq(path_of(1, row, one, one, 4, caps, NDX_COPY_GATHER), NDX_PATH_BYTES);
+    cr_assert_eq(path_of(1, odd, one, one, 4, caps, 0), NDX_PATH_BYTES);
+    cr_assert_eq(path_of(1, none, one, one, 8, caps, 0), NDX_PATH_EMPTY);
   }
-  /* sub-byte contiguous: a buffer copy only on whole bytes */
-  ndx_copy_pair odd = pair(1, (int64_t[]){7}, (int64_t[]){1}, (int64_t[]){1});
-  cr_assert_eq(ndx_copy_choose_path(&odd, 4, &cl_like, false), NDX_PATH_GATHER);
-  ndx_copy_pair none = pair(1, (int64_t[]){0}, (int64_t[]){0}, (int64_t[]){0});
-  cr_assert_eq(ndx_copy_choose_path(&none, 8, &cuda_like, false), NDX_PATH_EMPTY);
+  /* sub-byte transposes: OpenCL's tiles where rows start on bytes, CUDA's
+   * word tiles where the words fit */
+  const int64_t d46[] = {4, 6}, c46[] = {6, 1}, t46[] = {1, 4};
+  cr_assert_eq(path_of(2, d46, c46, t46, 4, &cl_like, 0), NDX_PATH_TRANSPOSE);
+  cr_assert_eq(path_of(2, d46, c46, t46, 4, &cuda_like, 0), NDX_PATH_BYTES);
+  const int64_t d64[] = {64, 64}, c64[] = {64, 1}, t64[] = {1, 64};
+  ndx_copy_plan w = plan_of(2, d64, c64, t64, 16, &cuda_like, 0);
+  cr_assert(w.path == NDX_PATH_TRANSPOSE && w.words);
+  w = plan_of(2, d64, c64, t64, 16, &cuda_like, NDX_COPY_NO_WORDS);
+  cr_assert(w.path == NDX_PATH_TRANSPOSE && !w.words);
+  cr_assert(!plan_of(2, d64, c64, t64, 16, &cl_like, 0).words);
+  cr_assert_eq(path_of(2, d64, c64, t64, 4, &cuda_like, NDX_COPY_NO_WORDS), NDX_PATH_BYTES);
 }
 
-Test(copy_path, names_are_one_vocabulary) {
-  const char *want[] = {"empty", "buffer", "rows", "transpose", "gather"};
-  for (int p = NDX_PATH_EMPTY; p <= NDX_PATH_GATHER; p++)
+/* The plan's pack is what the public calls write: ndx_pack_copy's, and for
+ * a transpose that pack with the axes in tile order (ndx_pack_permute). */
+Test(copy_plan, its_pack_is_the_public_pack) {
+  const int64_t d[] = {3, 4, 5}, c[] = {20, 5, 1}, t[] = {1, 3, 12}, f[] = {20, 5, -1};
+  const int64_t *srcs[] = {c, t, f}, offsets[] = {0, 0, 4};
+  const ndx_copy_path paths[] = {NDX_PATH_BUFFER, NDX_PATH_TRANSPOSE, NDX_PATH_GATHER};
+  for (int k = 0; k < 3; k++) {
+    for (int wide = 0; wide < 2; wide++) {
+      ndx_layout dl, sl;
+      cr_assert_eq(ndx_make(&dl, 3, d, c, 0), NDX_OK);
+      cr_assert_eq(ndx_make(&sl, 3, d, srcs[k], offsets[k]), NDX_OK);
+      ndx_copy_plan p;
+      cr_assert_eq(ndx_copy_plan_make(&p, "test", &dl, &sl, 32, &cl_like, wide ? NDX_COPY_WIDE : 0),
+                   NDX_OK);
+      cr_assert_eq(p.path, paths[k]);
+      cr_assert_eq(p.wide, wide);
+      uint64_t mine[64], want[64];
+      size_t used;
+      memset(mine, 0xa5, sizeof mine);
+      memset(want, 0xa5, sizeof want);
+      cr_assert_eq(ndx_pack_copy(want, sizeof want, &used, &dl, &sl, 32), NDX_OK);
+      if (wide) cr_assert_eq(ndx_pack_widen(want, sizeof want, &used), NDX_OK);
+      if (p.path == NDX_PATH_TRANSPOSE) {
+        const int32_t perm[] = {1, 0, 2}; /* [batch, k, j]: the source's unit axis second-to-last */
+        cr_assert_eq(ndx_pack_permute(want, perm), NDX_OK);
+      }
+      cr_assert_eq(ndx_copy_plan_pack(&p, mine, sizeof mine), NDX_OK);
+      cr_assert_eq(memcmp(mine, want, sizeof mine), 0, "source %d, wide %d, path %s", k, wide,
+                   ndx_copy_path_name(p.path));
+    }
+  }
+}
+
+Test(copy_plan, names_are_one_vocabulary) {
+  const char *want[] = {"empty", "buffer", "rows", "gather", "transpose", "bytes"};
+  for (int p = NDX_PATH_EMPTY; p <= NDX_PATH_BYTES; p++)
     cr_assert_str_eq(ndx_copy_path_name(p), want[p]);
   cr_assert_str_eq(ndx_copy_path_name(-1), "none");
-  cr_assert_str_eq(ndx_copy_path_name(NDX_PATH_GATHER + 1), "none");
+  cr_assert_str_eq(ndx_copy_path_name(NDX_PATH_BYTES + 1), "none");
 }

@@ -393,7 +393,7 @@ copy_ok() {
 }
 copy_ok "transpose 32-bit" transpose "checked   2400 bytes of dst's buffer: 2400 hold elements" \
   -- 'shape=[20,30]' 'shape=[20,30] strides=[1,20]'
-copy_ok "flip" rows "elements  24 of 32 bits" -- 'shape=[4,6]' 'shape=[4,6] strides=[6,-1] offset=5'
+copy_ok "flip" gather "elements  24 of 32 bits" -- 'shape=[4,6]' 'shape=[4,6] strides=[6,-1] offset=5'
 copy_ok "flip of the destination" "" "OK" -- 'shape=[4,6] strides=[-6,1] offset=18' 'shape=[4,6]'
 copy_ok "broadcast" rows "elements  12 of 32 bits" -- 'shape=[3,4]' 'shape=[3,4] strides=[0,1]'
 copy_ok "4-bit transpose" "" "elements  15 of 4 bits" -- --bits 4 'shape=[3,5]' 'shape=[3,5] strides=[1,3]'
@@ -402,7 +402,7 @@ copy_ok "1-bit permute" "" "elements  60 of 1 bits" \
 copy_ok "bytes between elements stay as they were" "" \
   "checked   9 bytes of dst's buffer: 5 hold elements, 4 must stay as they were" \
   -- --bits 8 'shape=[5] strides=[2]' 'shape=[5]'
-copy_ok "4-bit strided destination: the other nibbles stay" gather "elements  4 of 4 bits" \
+copy_ok "4-bit strided destination: the other nibbles stay" bytes "elements  4 of 4 bits" \
   -- --bits 4 'shape=[4] strides=[3] offset=1' 'shape=[4] strides=[-1] offset=3'
 copy_ok "128-bit transposed read" "" "elements  6 of 128 bits" -- --bits 128 'shape=[2,3]' 'shape=[2,3] strides=[1,4]'
 copy_ok "an empty copy" empty "elements  0 of 32 bits" -- 'shape=[0,3]' 'shape=[0,3]'

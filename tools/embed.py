@@ -3,26 +3,34 @@
 
 Usage: embed.py INPUT.cl OUTPUT.c SYMBOL INCLUDE_DIR
 
-Every `#include "ndx/NAME.h"` is replaced by that header's text (once per
-header, recursively), so the program builds from one string with no include
-path and no file the user has to ship."""
+Every `#include "ndx/NAME.h"` is replaced by the text of INCLUDE_DIR/ndx/NAME.h
+(the public headers), and every `#include "NAME.h"` in the input or in a
+header inlined from outside INCLUDE_DIR by the text of NAME.h beside that
+file (kernels/ndx_copy.cl's private ndx_copy_items.h), each header once,
+recursively, so the program builds from one string with no include path and
+no file the user has to ship. A bare name included by a public header is
+left as it is: those are host-only (ndx_pack.h's "ndx_layout.h", under
+!NDX_OPENCL_C)."""
 import pathlib
 import re
 import sys
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"(ndx/[A-Za-z0-9_]+\.h)"\s*$')
+INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:ndx/)?[A-Za-z0-9_]+\.h)"\s*(?:/\*.*\*/)?\s*$')
 
 
 def inline(path, include_dir, seen, out):
+    public = include_dir.resolve() in path.resolve().parents
     for line in path.read_text().splitlines():
         m = INCLUDE.match(line)
-        if not m:
+        name = m.group(1) if m else None
+        if name is None or (public and not name.startswith("ndx/")):
             out.append(line)
             continue
-        name = m.group(1)
-        if name not in seen:
-            seen.add(name)
-            inline(include_dir / name, include_dir, seen, out)
+        header = include_dir / name if name.startswith("ndx/") else path.parent / name
+        key = header.resolve()
+        if key not in seen:
+            seen.add(key)
+            inline(header, include_dir, seen, out)
 
 
 def main():

@@ -1,9 +1,10 @@
 /* cl.c: the OpenCL runtime of ndx_cl.h: program cache, plans and enqueue.
  *
  * ndx_cl_create builds the embedded copy program twice, once per index form
- * (-DNDX_WIDE=0 and 1), and keeps every kernel object. A plan packs the pair
- * once (ndx_pack_copy), reads the normalized pack back to pick its path, and
- * uploads the pack into a small read-only buffer passed as a __constant
+ * (-DNDX_WIDE=0 and 1), and keeps every kernel object. A plan is the shared
+ * planner's (host/copy_plan.h: path, axis order and form chosen on plain
+ * operands) plus this runtime's geometry (cl_tuning.h); its pack, written
+ * once at the end, goes into a small read-only buffer passed as a __constant
  * argument. Enqueueing sets the shared kernel's arguments and enqueues under
  * the ndx_cl's mutex, so that threads never interleave the two (OpenCL's
  * clSetKernelArg is not thread-safe on one cl_kernel; the enqueue captures
@@ -26,36 +27,19 @@
 #include <string.h>
 
 #include "cl_internal.h"
-#include "ndx/ndx_pack.h"
+#include "cl_tuning.h"
 #include "host/copy_plan.h"
 #include "host/ndx_internal.h"
-
-#define NDX_WIDE 0
-#include "ndx/ndx_device.h"
-#undef NDX_WIDE
-#define NDX_WIDE 1
-#include "ndx/ndx_device.h"
+#include "ndx_copy_items.h"
 
 /* ---- Kernel table -------------------------------------------------------- */
 
+/* The kernel families, each named as the path it runs (ndx_copy_path). */
 enum kind { K_ROWS, K_GATHER, K_TRANSPOSE, K_BYTES, K_KINDS };
-static const char *const kind_name[K_KINDS] = {"rows", "gather", "transpose", "bytes"};
+static const ndx_copy_path path_of[K_KINDS] = {NDX_PATH_ROWS, NDX_PATH_GATHER, NDX_PATH_TRANSPOSE,
+                                               NDX_PATH_BYTES};
 
 #define NWIDTHS 8 /* log2 of 1 .. 128 */
-
-/* Work per work-item: bytes a rows item copies, elements a gather item
- * copies, destination elements a sub-byte item aims at; tuned on PoCL with
- * ndx-bench --cl. */
-#define ROWS_BYTES 8192
-#define GATHER_ELEMS 512
-#define BYTES_ELEMS 2048
-#define LOCAL_SIZE 64
-
-/* A contiguous copy of at least this many bytes runs the rows kernel: on
- * PoCL clEnqueueCopyBuffer is one thread's memcpy, about half the
- * bandwidth of a kernel on both cores; below it, the enqueue cost of a
- * kernel (a pack buffer, arguments) outweighs the copy. */
-#define KERNEL_COPY_BYTES (1 << 20)
 
 #ifndef NDX_BOUNDS_CHECK
 #define NDX_BOUNDS_CHECK 0
@@ -360,14 +344,14 @@ static ndx_status make_kernels(ndx_cl *cl, int wide) {
       /* bytes: 1, 2, 4; rows and gather: 8 .. 128; transpose: all */
       if (k != K_TRANSPOSE && (k == K_BYTES) != (w < 3)) continue;
       char name[32];
-      snprintf(name, sizeof name, "ndx_%s_%d", kind_name[k], 1 << w);
+      snprintf(name, sizeof name, "ndx_%s_%d", ndx_copy_path_name(path_of[k]), 1 << w);
       cl_kernel kr = clCreateKernel(p, name, &e);
       if (e != CL_SUCCESS) return cl_fail("ndx_cl_create", "clCreateKernel", e);
       cl->kernel[wide][k][w] = kr;
       size_t wg = 0;
       e = clGetKernelWorkGroupInfo(kr, cl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
       if (e != CL_SUCCESS) return cl_fail("ndx_cl_create", "clGetKernelWorkGroupInfo", e);
-      cl->local[wide][k][w] = wg < LOCAL_SIZE && wg > 0 ? wg : LOCAL_SIZE;
+      cl->local[wide][k][w] = wg < NDX_CL_LOCAL_SIZE && wg > 0 ? wg : NDX_CL_LOCAL_SIZE;
     }
   }
   return NDX_OK;
@@ -436,12 +420,50 @@ ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) 
 /* ---- Plans ----------------------------------------------------------------- */
 
 /* What ndx_cl's kernels add to the common paths: big contiguous copies by
- * the row kernel (KERNEL_COPY_BYTES), and rows whose source steps by 0, -1
- * or 2, which the gather kernel's vectorized run loops copy. */
-static const ndx_copy_caps cl_caps = {.rows_from_bytes = KERNEL_COPY_BYTES, .strided_rows = true};
+ * the rows kernel, and rows whose source steps by 0, -1 or 2, which the
+ * gather kernel's vectorized run loops copy. */
+static const ndx_copy_caps cl_caps = {.rows_from_bytes = NDX_CL_KERNEL_COPY_BYTES,
+                                      .strided_runs = true};
 
 static size_t round_up(size_t n, size_t m) {
   return (n + m - 1) / m * m;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+static enum kind kind_of(ndx_copy_path path) {
+  return path == NDX_PATH_ROWS        ? K_ROWS
+         : path == NDX_PATH_TRANSPOSE ? K_TRANSPOSE
+         : path == NDX_PATH_BYTES     ? K_BYTES
+                                      : K_GATHER;
+}
+
+/* The work-items of a kernel plan and the work of each (cl_tuning.h). */
+static void geometry(const ndx_copy_plan *p, int64_t *items, int64_t *chunk) {
+  const ndx_operands *q = &p->q;
+  int r = q->rank;
+  *chunk = 0;
+  switch (p->path) {
+  case NDX_PATH_TRANSPOSE:
+    *items = ndx_tile_count(q->numel, q->shape[r - 2], q->shape[r - 1], p->bits);
+    return;
+  case NDX_PATH_BYTES: {
+    int64_t lo, hi, first, end;
+    ndx_operands_span(q, 0, &lo, &hi);
+    ndx_bytes_span(lo, hi, p->bits, &first, &end);
+    /* about NDX_CL_BYTES_ELEMS destination elements per work-item */
+    *chunk = ceil_div(NDX_CL_BYTES_ELEMS * (end - first), q->numel);
+    if (*chunk < 1) *chunk = 1;
+    *items = ceil_div(end - first, *chunk);
+    return;
+  }
+  default: /* rows, gather */
+    *chunk = p->path == NDX_PATH_ROWS || p->strided_rows ? NDX_CL_ROWS_BYTES / (p->bits / 8)
+                                                         : NDX_CL_GATHER_ELEMS;
+    *items = ceil_div(q->numel, *chunk);
+  }
 }
 
 ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *dst_l,
@@ -455,104 +477,58 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
                                   : "src_l");
   if (flags & ~(unsigned)(NDX_CL_PLAN_WIDE | NDX_CL_PLAN_GATHER | NDX_CL_PLAN_UNCHECKED))
     return ndx_set_error(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
-  ndx_status st = ndx_copy_check(fn, dst_l, src_l, bits);
+  unsigned copy_flags = (flags & NDX_CL_PLAN_WIDE ? NDX_COPY_WIDE : 0u) |
+                        (flags & NDX_CL_PLAN_GATHER ? NDX_COPY_GATHER : 0u);
+  ndx_copy_plan p;
+  ndx_status st = ndx_copy_plan_make(&p, fn, dst_l, src_l, bits, &cl_caps, copy_flags);
   if (st != NDX_OK) return st;
-  uint64_t buf[NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK) / 8];
-  size_t used;
-  st = ndx_pack_copy(buf, sizeof buf, &used, dst_l, src_l, bits);
-  if (st == NDX_OK && (flags & NDX_CL_PLAN_WIDE)) st = ndx_pack_widen(buf, sizeof buf, &used);
-  if (st != NDX_OK) return st;
-  ndx_pack_head *h = (ndx_pack_head *)buf;
-  ndx_copy_pair q;
-  ndx_copy_pair_read(h, &q);
-  ndx_copy_path path = ndx_copy_choose_path(&q, bits, &cl_caps, flags & NDX_CL_PLAN_GATHER);
+  bool kernel = p.path != NDX_PATH_EMPTY && p.path != NDX_PATH_BUFFER;
+  size_t pack_size = ndx_pack_size(&p.q, p.wide);
+  if (kernel && pack_size > cl->max_constant)
+    return ndx_set_error(NDX_EUNSUPPORTED,
+                         "%s: the packed layouts take %zu bytes, past the device's constant buffer "
+                         "size %llu",
+                         fn, pack_size, (unsigned long long)cl->max_constant);
 
   ndx_cl_plan *plan = calloc(1, sizeof *plan);
   if (!plan) return ndx_set_error(NDX_ENOMEM, "%s: out of host memory", fn);
   plan->cl = cl;
-  plan->path = path;
+  plan->path = p.path;
   plan->unchecked = (flags & NDX_CL_PLAN_UNCHECKED) != 0;
-  ndx_copy_byte_span(dst_l, bits, &plan->dst_lo, &plan->dst_end);
-  ndx_copy_byte_span(src_l, bits, &plan->src_lo, &plan->src_end);
-  if (path == NDX_PATH_EMPTY) goto done;
-  if (path == NDX_PATH_BUFFER) {
-    plan->dst_off = (size_t)(q.od * bits / 8);
-    plan->src_off = (size_t)(q.os * bits / 8);
-    plan->bytes = (size_t)(q.numel * bits / 8);
-    goto done;
+  plan->dst_lo = p.dst_lo, plan->dst_end = p.dst_end;
+  plan->src_lo = p.src_lo, plan->src_end = p.src_end;
+  if (p.path == NDX_PATH_BUFFER) {
+    plan->dst_off = (size_t)(p.q.offset[0] * bits / 8);
+    plan->src_off = (size_t)(p.q.offset[1] * bits / 8);
+    plan->bytes = (size_t)(p.q.numel * bits / 8);
   }
-
-  enum kind kind = path == NDX_PATH_ROWS        ? K_ROWS
-                   : path == NDX_PATH_TRANSPOSE ? K_TRANSPOSE
-                                                : K_GATHER;
-  if (path == NDX_PATH_ROWS && q.ss[q.rank - 1] != 1 && q.numel > 1) kind = K_GATHER;
-  int64_t items, chunk = 0;
-  if (path == NDX_PATH_TRANSPOSE) {
-    /* The source's unit axis second-to-last, the destination's last. */
-    int32_t perm[NDX_PACK_MAX_RANK];
-    int t = ndx_copy_transpose_axis(&q), r = 0;
-    for (int a = 0; a < q.rank - 1; a++)
-      if (a != t) perm[r++] = a;
-    perm[r++] = t;
-    perm[r++] = q.rank - 1;
-    st = ndx_pack_permute(buf, perm);
-    if (st != NDX_OK) {
-      free(plan);
-      return st;
-    }
-    items = h->wide ? ndx_tile_count_w64(h) : ndx_tile_count_w32(h);
-    if (bits < 8 && !(h->wide ? ndx_tile_bits_ok_w64(h) : ndx_tile_bits_ok_w32(h))) {
-      /* destination rows that share bytes: the byte-range kernel, which
-       * needs the pack in ndx_pack_copy's order again */
-      path = plan->path = NDX_PATH_GATHER;
-      st = ndx_pack_copy(buf, sizeof buf, &used, dst_l, src_l, bits);
-      if (st == NDX_OK && (flags & NDX_CL_PLAN_WIDE)) st = ndx_pack_widen(buf, sizeof buf, &used);
-      if (st != NDX_OK) {
-        free(plan);
-        return st;
-      }
-    }
+  if (!kernel) {
+    *out = plan;
+    return NDX_OK;
   }
-  if (path == NDX_PATH_TRANSPOSE) {
-    kind = K_TRANSPOSE; /* items counted above */
-  } else if (bits < 8) {
-    kind = K_BYTES;
-    int64_t first, end;
-    if (h->wide)
-      ndx_bytes_span_w64(h, bits, &first, &end);
-    else
-      ndx_bytes_span_w32(h, bits, &first, &end);
-    /* about BYTES_ELEMS destination elements per work-item on average */
-    chunk = (BYTES_ELEMS * (end - first) + q.numel - 1) / q.numel;
-    if (chunk < 1) chunk = 1;
-    items = (end - first + chunk - 1) / chunk;
-  } else {
-    chunk = path == NDX_PATH_ROWS ? ROWS_BYTES / (bits / 8) : GATHER_ELEMS;
-    items = (q.numel + chunk - 1) / chunk;
-  }
-  if (h->size > cl->max_constant) {
-    free(plan);
-    return ndx_set_error(NDX_EUNSUPPORTED,
-                         "%s: the packed layouts take %u bytes, past the device's constant buffer "
-                         "size %llu",
-                         fn, h->size, (unsigned long long)cl->max_constant);
-  }
+  int64_t items, chunk;
+  geometry(&p, &items, &chunk);
+  enum kind kind = kind_of(p.path);
   int w = log2_bits(bits);
-  plan->wide = (int)h->wide;
+  plan->wide = p.wide;
   plan->kernel = cl->kernel[plan->wide][kind][w];
-  snprintf(plan->kernel_name, sizeof plan->kernel_name, "ndx_%s_%d", kind_name[kind], bits);
+  snprintf(plan->kernel_name, sizeof plan->kernel_name, "ndx_%s_%d", ndx_copy_path_name(p.path),
+           bits);
   plan->local = cl->local[plan->wide][kind][w];
   plan->items = (size_t)items;
   plan->global = round_up((size_t)items, plan->local);
   plan->chunk = chunk;
-  cl_int e;
-  plan->pack =
-      clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, h->size, buf, &e);
-  if (e != CL_SUCCESS) {
+  uint64_t buf[NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK) / 8];
+  st = ndx_copy_plan_pack(&p, buf, sizeof buf);
+  cl_int e = CL_SUCCESS;
+  if (st == NDX_OK)
+    plan->pack =
+        clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pack_size, buf, &e);
+  if (st == NDX_OK && e != CL_SUCCESS) st = cl_fail(fn, "clCreateBuffer", e);
+  if (st != NDX_OK) {
     free(plan);
-    return cl_fail(fn, "clCreateBuffer", e);
+    return st;
   }
-done:
   *out = plan;
   return NDX_OK;
 }

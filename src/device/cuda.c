@@ -11,7 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ndx/ndx_cuda.h"
-#include "cuda_internal.h"
+#include "cuda_plan.h"
 #include "host/ndx_internal.h"
 
 static ndx_status cuda_fail(const char *what, cudaError_t e) {
@@ -65,7 +65,7 @@ ndx_status ndx_cuda_plan_launch(const ndx_cuda_plan *plan, cudaStream_t stream, 
   int n = ndx_cuda_plan_steps(plan, d, s, steps);
   for (int k = 0; k < n; k++) {
     const ndx_cuda_step *st = &steps[k];
-    if (st->kernel == NDX_CUDA_MEMCPY) {
+    if (st->kernel == NDX_CUDA_BUFFER) {
       cudaError_t e = cudaMemcpyAsync((char *)dst + st->dst_off, (const char *)src + st->src_off,
                                       st->bytes, cudaMemcpyDeviceToDevice, stream);
       if (e != cudaSuccess) return cuda_fail("cudaMemcpyAsync", e);

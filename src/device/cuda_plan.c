@@ -1,31 +1,26 @@
-/* cuda_plan.c: planning a CUDA copy: checks, the pack, the path and the
- * steps (cuda_internal.h). Plain C with no CUDA call, so the plans can be
+/* cuda_plan.c: planning a CUDA copy (cuda_plan.h): the shared planner's
+ * plan (host/copy_plan.h) turned into steps, each with its kernel's
+ * arguments and its own pack. Plain C with no CUDA call, so the plans can be
  * made, and emulated, on machines without a GPU.
  *
- * The path follows ndx_cl's dispatch (docs/device.md section 9): contiguous
- * on both sides -> one cudaMemcpyAsync; innermost unit stride on both sides
- * -> rows (FLAT with vectors); a (batched) 2-d transpose -> TILE, or WORDS
- * for aligned widths of 16 bits or less; anything else -> gather (FLAT one
- * element per item, vectors read backwards under a flip, BYTES below 8
- * bits). */
+ * By path: buffer -> one cudaMemcpyAsync; rows -> the rows kernel with
+ * vectors; gather -> one element per item, or vectors read backwards under a
+ * flip (gather-flip); transpose -> tiles through shared memory, or for
+ * aligned widths of 16 bits or less 32-bit word tiles (with their edge
+ * strips as plans of their own, and the whole copy without words for
+ * pointers off a word); bytes -> destination byte ranges. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_internal.h"
+#include "cuda_plan.h"
 #include "host/copy_plan.h"
 #include "host/ndx_internal.h"
 #include "ndx/ndx_cuda.h"
+#include "ndx_copy_items.h"
 
-#define NDX_WIDE 0
-#include "ndx/ndx_device.h"
-#undef NDX_WIDE
-#define NDX_WIDE 1
-#include "ndx/ndx_device.h"
-#undef NDX_WIDE
-
-/* CUDA's kernels add nothing to the common paths: contiguous copies are
- * cudaMemcpyAsync at every size, rows need unit strides on both sides. */
-static const ndx_copy_caps cuda_caps = {.rows_from_bytes = 0, .strided_rows = false};
+/* CUDA's kernels add word transposes to the common paths; contiguous copies
+ * are cudaMemcpyAsync at every size, rows need unit strides on both sides. */
+static const ndx_copy_caps cuda_caps = {.words_k = NDX_CUDA_WORDS_K, .words_j = NDX_CUDA_WORDS_J};
 
 static int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -43,52 +38,78 @@ static void magic64(int64_t d, uint64_t *m, int32_t *s) {
 
 /* ---- Steps ------------------------------------------------------------------ */
 
-static void start_step(ndx_cuda_step *s, int kernel, const uint64_t *pack, int bits) {
+/* A kernel step of plan `p` over the pair `q` (p's, or p's reordered): its
+ * pack is written here, once. */
+static ndx_status start_step(ndx_cuda_step *s, int kernel, const ndx_copy_plan *p,
+                             const ndx_operands *q) {
   memset(s, 0, sizeof *s);
-  const ndx_pack_head *h = (const ndx_pack_head *)pack;
   s->kernel = kernel;
-  s->wide = (int)h->wide;
-  s->args.bits = bits;
-  memcpy(s->args.pack, pack, h->size);
+  s->wide = p->wide;
+  s->numel = q->numel;
+  s->args.bits = p->bits;
+  size_t used;
+  return ndx_pack_write("ndx_cuda_plan_create", s->args.pack, sizeof s->args.pack, &used, q,
+                        p->bits, p->wide);
 }
 
-/* FLAT in `mode`. For UNIT and REV, the widest vector the strides allow: the
- * row length and every outer stride (both sides) must be whole vectors. */
-static void flat_step(ndx_cuda_step *s, const uint64_t *pack, const ndx_copy_pair *q, int bits,
-                      int mode) {
-  start_step(s, NDX_CUDA_FLAT, pack, bits);
-  int es = bits / 8;
-  s->args.mode = mode;
+/* rows, gather or gather-flip. For rows and gather-flip, the widest vector
+ * the strides allow: the row length and every outer stride (both sides) must
+ * be whole vectors. */
+static ndx_status run_step(ndx_cuda_step *s, const ndx_copy_plan *p, int kernel) {
+  const ndx_operands *q = &p->q;
+  ndx_status st = start_step(s, kernel, p, q);
+  int es = p->bits / 8;
   s->args.vel = 1;
   s->args.count = q->numel;
   s->vec_max = es;
-  if (mode == NDX_CUDA_GATHER) return;
+  if (kernel == NDX_CUDA_GATHER) return st;
   int in = q->rank - 1;
   for (int vb = 16; vb > es; vb /= 2) {
-    bool ok = (q->d[in] * es) % vb == 0;
-    for (int a = 0; a < in && ok; a++) ok = (q->sd[a] * es) % vb == 0 && (q->ss[a] * es) % vb == 0;
+    bool ok = (q->shape[in] * es) % vb == 0;
+    for (int a = 0; a < in && ok; a++)
+      ok = (q->strides[0][a] * es) % vb == 0 && (q->strides[1][a] * es) % vb == 0;
     if (ok) {
       s->vec_max = vb;
       break;
     }
   }
-  s->dst_first = q->od;
-  s->src_first = mode == NDX_CUDA_REV ? q->os + 1 : q->os; /* REV: one past the run's end */
+  s->dst_first = q->offset[0];
+  /* gather-flip: one past the run's end */
+  s->src_first = kernel == NDX_CUDA_GATHER_FLIP ? q->offset[1] + 1 : q->offset[1];
+  return st;
 }
 
-/* TILE over the permuted pack [batch..., (K2), K, (J2), J] (gk, gj: whether
- * K2, J2 are there). */
-static void tile_step(ndx_cuda_step *s, const uint64_t *pack, const ndx_copy_pair *q, int bits,
-                      int gk, int gj) {
-  start_step(s, NDX_CUDA_TILE, pack, bits);
+/* transpose by tiles. The plan's pair is [batch..., K, J]; a short K or J
+ * joins the axis that continues its run on its side, giving [batch...,
+ * (K2), K, (J2), J] (gk, gj: whether K2, J2 are there). */
+static ndx_status tile_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
+  ndx_operands q = p->q;
+  int r = q.rank, k = r - 2, j = r - 1, k2 = -1, j2 = -1;
+  const int64_t side = NDX_CUDA_TILE_SIDE;
+  if (q.shape[j] < side)
+    for (int a = 0; a < k && j2 < 0; a++)
+      if (q.strides[0][a] == q.shape[j] * q.strides[0][j]) j2 = a;
+  if (q.shape[k] < side)
+    for (int a = 0; a < k && k2 < 0; a++)
+      if (a != j2 && q.strides[1][a] == q.shape[k] * q.strides[1][k]) k2 = a;
+  int perm[NDX_MAX_RANK], n = 0;
+  for (int a = 0; a < k; a++)
+    if (a != k2 && a != j2) perm[n++] = a;
+  if (k2 >= 0) perm[n++] = k2;
+  perm[n++] = k;
+  if (j2 >= 0) perm[n++] = j2;
+  perm[n++] = j;
+  ndx_operands_permute(&q, perm);
+  ndx_status st = start_step(s, NDX_CUDA_TRANSPOSE, p, &q);
   ndx_cuda_args *a = &s->args;
-  int r = q->rank, kin = r - 2 - gj;
-  int64_t dk = q->d[kin] * (gk ? q->d[kin - 1] : 1), dj = q->d[r - 1] * (gj ? q->d[r - 2] : 1);
+  int gk = k2 >= 0, gj = j2 >= 0, kin = r - 2 - gj;
+  int64_t dk = q.shape[kin] * (gk ? q.shape[kin - 1] : 1);
+  int64_t dj = q.shape[r - 1] * (gj ? q.shape[r - 2] : 1);
   int64_t cap = NDX_CUDA_TILE_ELEMS;
-  int64_t tj = min64(dj, 32), tk = min64(dk, 32);
-  if (tj < 32)
+  int64_t tj = min64(dj, side), tk = min64(dk, side);
+  if (tj < side)
     tk = min64(dk, cap / tj);
-  else if (tk < 32)
+  else if (tk < side)
     tj = min64(dj, cap / tk);
   a->gk = gk;
   a->gj = gj;
@@ -98,7 +119,7 @@ static void tile_step(ndx_cuda_step *s, const uint64_t *pack, const ndx_copy_pai
   a->tj = (int32_t)tj;
   a->nk = ceil_div(dk, tk);
   a->nj = ceil_div(dj, tj);
-  a->nbatch = q->numel / (dk * dj);
+  a->nbatch = q.numel / (dk * dj);
   int64_t tb = 1;
   if (a->nk == 1 && a->nj == 1) tb = min64(min64(a->nbatch, cap / (tk * tj)), NDX_CUDA_TILE_BATCH);
   a->tb = (int32_t)tb;
@@ -113,193 +134,116 @@ static void tile_step(ndx_cuda_step *s, const uint64_t *pack, const ndx_copy_pai
   if (a->pow2) a->lk = a->sk, a->lj = a->sj; /* ceil(log2) of a power of two: exact */
   magic64(a->nj, &a->mnj, &a->snj);
   magic64(a->nk, &a->mnk, &a->snk);
+  return st;
 }
 
-/* WORDS's needs on the permuted pack: unit strides (destination along j,
- * source along k), every position of a row start on a 32-bit word, and at
- * least one whole tile. */
-static bool words_fit(const ndx_copy_pair *q, int bits) {
-  int r = q->rank;
-  if (bits > 16 || r < 2) return false;
-  int64_t e = 32 / bits;
-  if (q->sd[r - 1] != 1 || q->ss[r - 2] != 1) return false;
-  if (q->od % e != 0 || q->os % e != 0) return false;
-  for (int a = 0; a < r; a++) {
-    if (a != r - 1 && q->sd[a] % e != 0) return false;
-    if (a != r - 2 && q->ss[a] % e != 0) return false;
-  }
-  return q->d[r - 2] >= NDX_WORDS_TK(bits) && q->d[r - 1] >= NDX_WORDS_TJ(bits);
-}
-
-static void words_step(ndx_cuda_step *s, const uint64_t *pack, const ndx_copy_pair *q, int bits) {
-  start_step(s, NDX_CUDA_WORDS, pack, bits);
+/* transpose-words over the plan's pair [batch..., K, J] (ndx_copy_words_fit):
+ * the whole tiles; the rest are the edge strips. */
+static ndx_status words_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
+  const ndx_operands *q = &p->q;
+  ndx_status st = start_step(s, NDX_CUDA_TRANSPOSE_WORDS, p, q);
   ndx_cuda_args *a = &s->args;
   int r = q->rank;
-  a->tk = NDX_WORDS_TK(bits);
-  a->tj = NDX_WORDS_TJ(bits);
-  a->nk = q->d[r - 2] / a->tk;
-  a->nj = q->d[r - 1] / a->tj;
+  a->tk = NDX_WORDS_TK(p->bits);
+  a->tj = NDX_WORDS_TJ(p->bits);
+  a->nk = q->shape[r - 2] / a->tk;
+  a->nj = q->shape[r - 1] / a->tj;
   a->dk = a->nk * a->tk;
   a->dj = a->nj * a->tj;
   a->tb = 1;
-  a->nbatch = q->numel / (q->d[r - 2] * q->d[r - 1]);
+  a->nbatch = q->numel / (q->shape[r - 2] * q->shape[r - 1]);
   a->count = a->nbatch * a->nk * a->nj;
   magic64(a->nj, &a->mnj, &a->snj);
   magic64(a->nk, &a->mnk, &a->snk);
+  return st;
 }
 
-static void bytes_step(ndx_cuda_step *s, const uint64_t *pack, const ndx_copy_pair *q, int bits) {
-  start_step(s, NDX_CUDA_BYTES, pack, bits);
-  const ndx_pack_head *h = (const ndx_pack_head *)pack;
-  int64_t first, end;
-  if (h->wide)
-    ndx_bytes_span_w64(h, bits, &first, &end);
-  else
-    ndx_bytes_span_w32(h, bits, &first, &end);
-  /* about 64 destination elements per thread: the two ndx_count_below and
-   * the odometer start are paid once per item */
-  int64_t chunk = ceil_div(64 * (end - first), q->numel);
+static ndx_status bytes_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
+  const ndx_operands *q = &p->q;
+  ndx_status st = start_step(s, NDX_CUDA_BYTES, p, q);
+  int64_t lo, hi, first, end;
+  ndx_operands_span(q, 0, &lo, &hi);
+  ndx_bytes_span(lo, hi, p->bits, &first, &end);
+  int64_t chunk = ceil_div(NDX_CUDA_BYTES_ELEMS * (end - first), q->numel);
   s->args.chunk = chunk < 1 ? 1 : chunk;
   s->args.count = ceil_div(end - first, s->args.chunk);
+  return st;
 }
 
-static ndx_status fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l, const ndx_layout *src_l,
-                       int bits, unsigned flags, int depth);
+static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, unsigned flags);
 
-/* Permutes the pack in `buf` (whose pair is `q`) to [batch..., (k2), k, (j2),
- * j], j the last axis; k2 and j2 are -1 when absent. */
-static ndx_status permute_for_tile(uint64_t *buf, const ndx_copy_pair *q, int k, int k2, int j2) {
-  int32_t perm[NDX_PACK_MAX_RANK];
-  int j = q->rank - 1, r = 0;
-  for (int a = 0; a < q->rank; a++)
-    if (a != k && a != k2 && a != j2 && a != j) perm[r++] = a;
-  if (k2 >= 0) perm[r++] = k2;
-  perm[r++] = k;
-  if (j2 >= 0) perm[r++] = j2;
-  perm[r++] = j;
-  return ndx_pack_permute(buf, perm);
+/* Appends one step to plan->step. */
+static ndx_cuda_step *next_step(struct ndx_cuda_plan *plan) {
+  return plan->nsteps < NDX_CUDA_MAX_STEPS ? &plan->step[plan->nsteps++] : NULL;
 }
 
-/* The edge strips of a WORDS main part, each a plan of its own (one step):
- * the layouts of the permuted pack narrowed to k >= dk (all j) and to
- * k < dk, j >= dj. Their destination bytes are disjoint from the main
- * part's: every destination row starts on a word and the main part ends on
- * a word in each row. */
-static ndx_status add_edges(struct ndx_cuda_plan *plan, const ndx_copy_pair *q,
-                            const ndx_cuda_args *a, int bits, unsigned flags, int depth) {
+/* The edge strips of a word transpose `p`, each planned as a copy of its
+ * own (without words): the pair narrowed to k >= dk (all j) and to k < dk,
+ * j >= dj. Their destination bytes are disjoint from the main part's: every
+ * destination row starts on a word and the main part ends on a word in each
+ * row. */
+static ndx_status add_edges(struct ndx_cuda_plan *plan, const ndx_copy_plan *p,
+                            const ndx_cuda_args *a, unsigned flags) {
+  const ndx_operands *q = &p->q;
   int r = q->rank;
   for (int strip = 0; strip < 2; strip++) {
-    int64_t shape[NDX_PACK_MAX_RANK];
-    memcpy(shape, q->d, sizeof(int64_t) * (size_t)r);
-    int64_t od = q->od, os = q->os;
-    if (strip == 0) { /* k >= dk, every j */
-      shape[r - 2] = q->d[r - 2] - a->dk;
-      od += a->dk * q->sd[r - 2];
-      os += a->dk * q->ss[r - 2];
-    } else { /* k < dk, j >= dj */
-      shape[r - 2] = a->dk;
-      shape[r - 1] = q->d[r - 1] - a->dj;
-      od += a->dj * q->sd[r - 1];
-      os += a->dj * q->ss[r - 1];
-    }
-    if (shape[r - 2] == 0 || shape[r - 1] == 0) continue;
-    ndx_layout dl, sl;
-    ndx_status st = ndx_make(&dl, r, shape, q->sd, od);
-    if (st == NDX_OK) st = ndx_make(&sl, r, shape, q->ss, os);
+    ndx_operands e = *q;
+    int axis = strip == 0 ? r - 2 : r - 1;
+    int64_t skip = strip == 0 ? a->dk : a->dj;
+    e.shape[axis] -= skip;
+    if (strip == 1) e.shape[r - 2] = a->dk;
+    for (int k = 0; k < 2; k++) e.offset[k] += skip * q->strides[k][axis];
+    if (e.shape[r - 2] == 0 || e.shape[r - 1] == 0) continue;
+    e.numel = 1;
+    for (int x = 0; x < r; x++) e.numel *= e.shape[x];
+    ndx_copy_plan sub;
+    ndx_copy_plan_pair(&sub, &e, p->bits, &cuda_caps, flags | NDX_COPY_NO_WORDS);
+    ndx_status st = add_steps(plan, &sub, flags);
     if (st != NDX_OK) return st;
-    struct ndx_cuda_plan sub;
-    st = fill(&sub, &dl, &sl, bits, flags | NDX_CUDA_PLAN_NO_WORDS, depth + 1);
-    if (st != NDX_OK) return st;
-    for (int k = 0; k < sub.nsteps; k++) {
-      if (plan->nsteps == NDX_CUDA_MAX_STEPS)
-        return ndx_set_error(NDX_EUNSUPPORTED, "ndx_cuda_plan_create: internal: too many steps");
-      plan->step[plan->nsteps++] = sub.step[k];
-    }
   }
   return NDX_OK;
 }
 
-static ndx_status fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l, const ndx_layout *src_l,
-                       int bits, unsigned flags, int depth) {
-  uint64_t buf[NDX_CUDA_PACK_BYTES / 8];
-  size_t used;
-  ndx_status st = ndx_pack_copy(buf, sizeof buf, &used, dst_l, src_l, bits);
-  if (st == NDX_OK && (flags & NDX_CUDA_PLAN_WIDE)) st = ndx_pack_widen(buf, sizeof buf, &used);
-  if (st != NDX_OK) return st;
-  ndx_pack_head *h = (ndx_pack_head *)buf;
-  ndx_copy_pair q;
-  ndx_copy_pair_read(h, &q);
-  memset(plan, 0, sizeof *plan);
-  plan->bits = bits;
-  ndx_copy_byte_span(dst_l, bits, &plan->dst_lo, &plan->dst_end);
-  ndx_copy_byte_span(src_l, bits, &plan->src_lo, &plan->src_end);
-  ndx_copy_path path = ndx_copy_choose_path(&q, bits, &cuda_caps, flags & NDX_CUDA_PLAN_GATHER);
-  plan->path = path;
-  int in = q.rank - 1;
-  switch (path) {
-  case NDX_PATH_EMPTY:
-    return NDX_OK;
-  case NDX_PATH_BUFFER: {
-    ndx_cuda_step *s = &plan->step[plan->nsteps++];
+/* Appends the steps of plan `p` to `plan` (for a word transpose: the main
+ * part, its edges and the alternative without words). */
+static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, unsigned flags) {
+  const ndx_operands *q = &p->q;
+  int in = q->rank - 1;
+  if (p->path == NDX_PATH_EMPTY) return NDX_OK;
+  ndx_cuda_step *s = next_step(plan);
+  if (!s) return ndx_set_error(NDX_EUNSUPPORTED, "ndx_cuda_plan_create: internal: too many steps");
+  switch (p->path) {
+  case NDX_PATH_BUFFER:
     memset(s, 0, sizeof *s);
-    s->kernel = NDX_CUDA_MEMCPY;
-    s->dst_off = (size_t)(q.od * bits / 8);
-    s->src_off = (size_t)(q.os * bits / 8);
-    s->bytes = (size_t)(q.numel * bits / 8);
+    s->kernel = NDX_CUDA_BUFFER;
+    s->numel = q->numel;
+    s->dst_off = (size_t)(q->offset[0] * p->bits / 8);
+    s->src_off = (size_t)(q->offset[1] * p->bits / 8);
+    s->bytes = (size_t)(q->numel * p->bits / 8);
     return NDX_OK;
-  }
   case NDX_PATH_ROWS:
-    flat_step(&plan->step[plan->nsteps++], buf, &q, bits, NDX_CUDA_UNIT);
-    return NDX_OK;
-  case NDX_PATH_GATHER:
-    if (bits < 8)
-      bytes_step(&plan->step[plan->nsteps++], buf, &q, bits);
-    else
-      flat_step(&plan->step[plan->nsteps++], buf, &q, bits,
-                q.sd[in] == 1 && q.ss[in] == -1 && q.d[in] > 1 ? NDX_CUDA_REV : NDX_CUDA_GATHER);
-    return NDX_OK;
-  case NDX_PATH_TRANSPOSE:
+    return run_step(s, p, NDX_CUDA_ROWS);
+  case NDX_PATH_GATHER: {
+    bool flip = q->strides[0][in] == 1 && q->strides[1][in] == -1 && q->shape[in] > 1;
+    return run_step(s, p, flip ? NDX_CUDA_GATHER_FLIP : NDX_CUDA_GATHER);
+  }
+  case NDX_PATH_BYTES:
+    return bytes_step(s, p);
+  default: /* transpose */
     break;
   }
-  /* WORDS: the source's unit axis second-to-last, the destination's last. */
-  uint64_t orig[NDX_CUDA_PACK_BYTES / 8];
-  memcpy(orig, buf, h->size);
-  ndx_copy_pair o = q;
-  int t = ndx_copy_transpose_axis(&o);
-  if (!(flags & NDX_CUDA_PLAN_NO_WORDS) && depth == 0 && bits <= 16) {
-    st = permute_for_tile(buf, &o, t, -1, -1);
-    if (st != NDX_OK) return st;
-    ndx_copy_pair_read(h, &q);
-    if (words_fit(&q, bits)) {
-      ndx_cuda_step *s = &plan->step[plan->nsteps++];
-      words_step(s, buf, &q, bits);
-      /* a pointer off a 32-bit word: TILE, or BYTES, over everything */
-      plan->nalt = 1;
-      if (bits >= 8)
-        tile_step(&plan->alt[0], buf, &q, bits, 0, 0);
-      else
-        bytes_step(&plan->alt[0], buf, &q, bits);
-      return add_edges(plan, &q, &s->args, bits, flags, depth);
-    }
-    memcpy(buf, orig, ((const ndx_pack_head *)orig)->size);
-  }
-  if (bits < 8) {
-    plan->path = NDX_PATH_GATHER; /* as ndx_cl: sub-byte copies that are no WORDS transpose */
-    bytes_step(&plan->step[plan->nsteps++], buf, &o, bits);
-    return NDX_OK;
-  }
-  /* TILE: a short K or J joins the axis that continues its run, on its side */
-  int j = o.rank - 1, j2 = -1, k2 = -1;
-  if (o.d[j] < 32)
-    for (int a = 0; a < o.rank - 1 && j2 < 0; a++)
-      if (a != t && o.sd[a] == o.d[j] * o.sd[j]) j2 = a;
-  if (o.d[t] < 32)
-    for (int a = 0; a < o.rank - 1 && k2 < 0; a++)
-      if (a != t && a != j2 && o.ss[a] == o.d[t] * o.ss[t]) k2 = a;
-  st = permute_for_tile(buf, &o, t, k2, j2);
+  if (!p->words) return tile_step(s, p);
+  ndx_status st = words_step(s, p);
+  if (st == NDX_OK) st = add_edges(plan, p, &s->args, flags);
   if (st != NDX_OK) return st;
-  ndx_copy_pair_read(h, &q);
-  tile_step(&plan->step[plan->nsteps++], buf, &q, bits, k2 >= 0, j2 >= 0);
+  /* a pointer off a 32-bit word: the same copy without words, in one step */
+  ndx_copy_plan whole;
+  ndx_copy_plan_pair(&whole, q, p->bits, &cuda_caps, flags | NDX_COPY_NO_WORDS);
+  struct ndx_cuda_plan alt = {.nsteps = 0};
+  st = add_steps(&alt, &whole, flags);
+  if (st != NDX_OK) return st;
+  plan->nalt = alt.nsteps;
+  plan->alt[0] = alt.step[0];
   return NDX_OK;
 }
 
@@ -313,10 +257,19 @@ ndx_status ndx_cuda_plan_fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_
                                   : "src_l");
   if (flags & ~(unsigned)(NDX_CUDA_PLAN_WIDE | NDX_CUDA_PLAN_GATHER | NDX_CUDA_PLAN_NO_WORDS))
     return ndx_set_error(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
-  ndx_status st = ndx_copy_check(fn, dst_l, src_l, bits);
+  unsigned copy_flags = (flags & NDX_CUDA_PLAN_WIDE ? NDX_COPY_WIDE : 0u) |
+                        (flags & NDX_CUDA_PLAN_GATHER ? NDX_COPY_GATHER : 0u) |
+                        (flags & NDX_CUDA_PLAN_NO_WORDS ? NDX_COPY_NO_WORDS : 0u);
+  ndx_copy_plan p;
+  ndx_status st = ndx_copy_plan_make(&p, fn, dst_l, src_l, bits, &cuda_caps, copy_flags);
   if (st != NDX_OK) return st;
   struct ndx_cuda_plan tmp;
-  st = fill(&tmp, dst_l, src_l, bits, flags, 0);
+  memset(&tmp, 0, sizeof tmp);
+  tmp.path = p.path;
+  tmp.bits = bits;
+  tmp.dst_lo = p.dst_lo, tmp.dst_end = p.dst_end;
+  tmp.src_lo = p.src_lo, tmp.src_end = p.src_end;
+  st = add_steps(&tmp, &p, copy_flags);
   if (st == NDX_OK) *plan = tmp;
   return st;
 }
@@ -326,21 +279,9 @@ const char *ndx_cuda_plan_path(const ndx_cuda_plan *plan) {
 }
 
 const char *ndx_cuda_step_name(const ndx_cuda_step *s) {
-  switch (s->kernel) {
-  case NDX_CUDA_MEMCPY:
-    return "memcpy";
-  case NDX_CUDA_FLAT:
-    return s->args.mode == NDX_CUDA_UNIT  ? "flat-unit"
-           : s->args.mode == NDX_CUDA_REV ? "flat-rev"
-                                          : "flat-gather";
-  case NDX_CUDA_TILE:
-    return "tile";
-  case NDX_CUDA_WORDS:
-    return "words";
-  case NDX_CUDA_BYTES:
-    return "bytes";
-  }
-  return "none";
+  static const char *const names[NDX_CUDA_KERNELS] = {
+      "buffer", "rows", "gather", "gather-flip", "transpose", "transpose-words", "bytes"};
+  return s->kernel >= 0 && s->kernel < NDX_CUDA_KERNELS ? names[s->kernel] : "none";
 }
 
 /* ---- Launch-time choices ------------------------------------------------------ */
@@ -353,20 +294,19 @@ int ndx_cuda_plan_steps(const struct ndx_cuda_plan *plan, uintptr_t dst, uintptr
   for (int k = 0; k < n; k++) {
     ndx_cuda_step *s = &out[k];
     *s = use_alt ? plan->alt[k] : plan->step[k];
-    if (s->kernel != NDX_CUDA_FLAT || s->args.mode == NDX_CUDA_GATHER) continue;
+    if (s->kernel != NDX_CUDA_ROWS && s->kernel != NDX_CUDA_GATHER_FLIP) continue;
     int es = s->args.bits / 8, vb = s->vec_max;
     /* the vector widths there are kernels for: 16, 4 and the element */
     for (; vb > es; vb /= 2) {
       if (vb != 16 && vb != 4) continue;
-      if (s->args.mode == NDX_CUDA_REV && vb != 16) continue;
+      if (s->kernel == NDX_CUDA_GATHER_FLIP && vb != 16) continue;
       if ((dst + (uintptr_t)s->dst_first * (uintptr_t)es) % (uintptr_t)vb == 0 &&
           (src + (uintptr_t)s->src_first * (uintptr_t)es) % (uintptr_t)vb == 0)
         break;
     }
     if (vb <= es) vb = es;
     s->args.vel = vb / es;
-    int64_t numel = ((const ndx_pack_head *)s->args.pack)->numel;
-    s->args.count = numel / s->args.vel;
+    s->args.count = s->numel / s->args.vel;
   }
   return n;
 }
@@ -374,11 +314,13 @@ int ndx_cuda_plan_steps(const struct ndx_cuda_plan *plan, uintptr_t dst, uintptr
 int64_t ndx_cuda_blocks(const ndx_cuda_step *s) {
   int64_t per_block = NDX_CUDA_THREADS;
   switch (s->kernel) {
-  case NDX_CUDA_FLAT:
+  case NDX_CUDA_ROWS:
+  case NDX_CUDA_GATHER:
+  case NDX_CUDA_GATHER_FLIP:
     per_block = (int64_t)NDX_CUDA_THREADS * NDX_CUDA_UNROLL(s->args.vel * (s->args.bits / 8));
     break;
-  case NDX_CUDA_TILE:
-  case NDX_CUDA_WORDS:
+  case NDX_CUDA_TRANSPOSE:
+  case NDX_CUDA_TRANSPOSE_WORDS:
     per_block = 1;
     break;
   case NDX_CUDA_BYTES:

@@ -133,3 +133,30 @@ bool ndx_layout_flaw(const ndx_layout *l, char *why, size_t size) {
   }
   return false;
 }
+
+bool ndx_bits_ok(int bits) {
+  return bits >= 1 && bits <= 128 && (bits & (bits - 1)) == 0;
+}
+
+ndx_status ndx_check_bits(const char *call, int bits) {
+  if (ndx_bits_ok(bits)) return NDX_OK;
+  return ndx_set_error(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", call,
+                       bits);
+}
+
+ndx_status ndx_check_same_shape(const char *call, int n, const ndx_layout *const *in,
+                                const char *const *names) {
+  const ndx_layout *first = in[0];
+  for (int k = 1; k < n; k++) {
+    bool same = in[k]->rank == first->rank;
+    for (int a = 0; same && a < first->rank; a++) same = in[k]->shape[a] == first->shape[a];
+    if (same) continue;
+    char s0[NDX_DIMS_BUF], sk[NDX_DIMS_BUF], name[24];
+    if (!names) snprintf(name, sizeof name, "layout %d", k);
+    return ndx_set_error(
+        NDX_EINVAL, "%s: %s has shape %s, %s has %s", call, names ? names[k] : name,
+        ndx_fmt_dims(sk, sizeof sk, in[k]->rank, in[k]->shape), names ? names[0] : "layout 0",
+        ndx_fmt_dims(s0, sizeof s0, first->rank, first->shape));
+  }
+  return NDX_OK;
+}

@@ -1,95 +1,163 @@
-/* copy_plan.c: the planning steps both device runtimes share (copy_plan.h). */
+/* copy_plan.c: the copy planner of both device runtimes (copy_plan.h). */
 #include "copy_plan.h"
 
-#define NDX_WIDE 0
-#include "ndx/ndx_device.h"
-#undef NDX_WIDE
-#define NDX_WIDE 1
-#include "ndx/ndx_device.h"
-
-bool ndx_copy_bits_ok(int bits) {
-  return bits >= 1 && bits <= 128 && (bits & (bits - 1)) == 0;
+const char *ndx_copy_path_name(int path) {
+  static const char *const names[] = {"empty", "buffer", "rows", "gather", "transpose", "bytes"};
+  return path >= NDX_PATH_EMPTY && path <= NDX_PATH_BYTES ? names[path] : "none";
 }
 
-ndx_status ndx_copy_check(const char *call, const ndx_layout *dst, const ndx_layout *src,
-                          int bits) {
-  if (!ndx_copy_bits_ok(bits))
-    return ndx_set_error(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", call,
-                         bits);
-  ndx_status st = ndx_check_layout(call, "dst_l", dst);
+/* Step 1: the arguments, checked once. */
+static ndx_status check_copy(const char *call, const ndx_layout *dst, const ndx_layout *src,
+                             int bits) {
+  ndx_status st = ndx_check_bits(call, bits);
+  if (st == NDX_OK) st = ndx_check_layout(call, "dst_l", dst);
   if (st == NDX_OK) st = ndx_check_layout(call, "src_l", src);
+  const ndx_layout *pair[2] = {dst, src};
+  static const char *const names[2] = {"dst_l", "src_l"};
+  if (st == NDX_OK) st = ndx_check_same_shape(call, 2, pair, names);
   if (st != NDX_OK) return st;
-  bool same = dst->rank == src->rank;
-  for (int a = 0; same && a < dst->rank; a++) same = dst->shape[a] == src->shape[a];
-  char d[NDX_DIMS_BUF], s[NDX_DIMS_BUF];
-  if (!same)
-    return ndx_set_error(NDX_EINVAL, "%s: dst_l has shape %s, src_l has %s", call,
-                         ndx_fmt_dims(d, sizeof d, dst->rank, dst->shape),
-                         ndx_fmt_dims(s, sizeof s, src->rank, src->shape));
-  if (!ndx_is_distinct(dst))
+  if (!ndx_is_distinct(dst)) {
+    char d[NDX_DIMS_BUF], s[NDX_DIMS_BUF];
     return ndx_set_error(
         NDX_EINVAL,
         "%s: dst_l (shape %s, strides %s) is not distinct: two elements would share "
         "a position",
         call, ndx_fmt_dims(d, sizeof d, dst->rank, dst->shape),
         ndx_fmt_dims(s, sizeof s, dst->rank, dst->strides));
+  }
   return NDX_OK;
 }
 
-void ndx_copy_pair_read(const ndx_pack_head *p, ndx_copy_pair *q) {
-  q->rank = (int)p->rank;
-  q->numel = p->numel;
-  q->od = p->wide ? ndx_offset_w64(p, 0) : ndx_offset_w32(p, 0);
-  q->os = p->wide ? ndx_offset_w64(p, 1) : ndx_offset_w32(p, 1);
-  for (int a = 0; a < q->rank; a++) {
-    q->d[a] = p->wide ? ndx_extent_w64(p, a) : ndx_extent_w32(p, a);
-    q->sd[a] = p->wide ? ndx_stride_w64(p, 0, a) : ndx_stride_w32(p, 0, a);
-    q->ss[a] = p->wide ? ndx_stride_w64(p, 1, a) : ndx_stride_w32(p, 1, a);
-  }
-}
-
-int ndx_copy_transpose_axis(const ndx_copy_pair *q) {
-  for (int a = q->rank - 2; a >= 0; a--)
-    if (q->ss[a] == 1 || q->ss[a] == -1) return a;
-  return -1;
-}
-
-void ndx_copy_byte_span(const ndx_layout *l, int bits, int64_t *lo, int64_t *end) {
+/* The bytes [*lo, *end) that operand k's positions touch at `bits` bits. */
+static void byte_span(const ndx_operands *q, int k, int bits, int64_t *lo, int64_t *end) {
   int64_t a, b;
-  ndx_span(l, &a, &b);
+  ndx_operands_span(q, k, &a, &b);
   /* positions < 2^53 and bits <= 128: the products fit in int64 (docs/semantics.md section 3) */
   *lo = a == b ? 0 : a * bits / 8;
   *end = a == b ? 0 : (b * bits + 7) / 8;
 }
 
-const char *ndx_copy_path_name(int path) {
-  static const char *const names[] = {"empty", "buffer", "rows", "transpose", "gather"};
-  return path >= NDX_PATH_EMPTY && path <= NDX_PATH_GATHER ? names[path] : "none";
+/* The axis (not the last) whose source stride is +-1, for a transpose: the
+ * destination runs along the last axis, the source along this one; -1 when
+ * there is none. */
+static int transpose_axis(const ndx_operands *q) {
+  for (int a = q->rank - 2; a >= 0; a--)
+    if (q->strides[1][a] == 1 || q->strides[1][a] == -1) return a;
+  return -1;
 }
 
-/* A source inner stride the strided rows take (ndx_copy_caps.strided_rows). */
-static bool strided_row(int64_t ss) {
+/* Reorders a transpose pair to [batch..., k, j]: the axes other than k and
+ * the last in their order, then k, then the last. */
+static void to_tile_order(ndx_operands *q, int k) {
+  int perm[NDX_MAX_RANK], r = 0;
+  for (int a = 0; a < q->rank - 1; a++)
+    if (a != k) perm[r++] = a;
+  perm[r++] = k;
+  perm[r++] = q->rank - 1;
+  ndx_operands_permute(q, perm);
+}
+
+bool ndx_copy_tiles_own_bytes(const ndx_operands *q, int bits) {
+  int r = q->rank, per = 8 / bits;
+  if (q->strides[0][r - 1] != 1 || q->offset[0] % per != 0) return false;
+  for (int a = 0; a < r - 1; a++)
+    if (q->strides[0][a] % per != 0) return false;
+  return true;
+}
+
+bool ndx_copy_words_fit(const ndx_operands *q, int bits, int words_k, int words_j) {
+  int r = q->rank;
+  if (bits > 16 || r < 2 || words_k == 0) return false;
+  int64_t e = 32 / bits;
+  if (q->strides[0][r - 1] != 1 || q->strides[1][r - 2] != 1) return false;
+  if (q->offset[0] % e != 0 || q->offset[1] % e != 0) return false;
+  for (int a = 0; a < r; a++) {
+    if (a != r - 1 && q->strides[0][a] % e != 0) return false;
+    if (a != r - 2 && q->strides[1][a] % e != 0) return false;
+  }
+  return q->shape[r - 2] >= words_k * e && q->shape[r - 1] >= words_j * e;
+}
+
+/* A source inner stride the gather kernel's runs copy at row speed
+ * (ndx_copy_caps.strided_runs). */
+static bool strided_run(int64_t ss) {
   return ss == 0 || ss == -1 || ss == 2;
 }
 
-ndx_copy_path ndx_copy_choose_path(const ndx_copy_pair *q, int bits, const ndx_copy_caps *caps,
-                                   bool gather_only) {
-  if (q->numel == 0) return NDX_PATH_EMPTY;
-  if (gather_only) return NDX_PATH_GATHER;
-  int in = q->rank - 1;
+/* Step 3: the path for the normalized pair, and the order it is visited in. */
+static void choose(ndx_copy_plan *p, const ndx_copy_caps *caps, unsigned flags) {
+  ndx_operands *q = &p->q;
+  int bits = p->bits, in = q->rank - 1;
+  ndx_copy_path other = bits < 8 ? NDX_PATH_BYTES : NDX_PATH_GATHER;
+  p->words = p->strided_rows = false;
+  if (q->numel == 0) {
+    p->path = NDX_PATH_EMPTY;
+    return;
+  }
+  p->path = other;
+  if (flags & NDX_COPY_GATHER) return;
   /* A single element coalesces to [1] with strides 0: contiguous too. */
-  bool unit_d = q->sd[in] == 1 || q->numel == 1, unit_s = q->ss[in] == 1 || q->numel == 1;
+  int64_t sd = q->strides[0][in], ss = q->strides[1][in];
+  bool unit_d = sd == 1 || q->numel == 1, unit_s = ss == 1 || q->numel == 1;
   if (q->rank == 1 && unit_d && unit_s) {
     if (bits >= 8) {
       int64_t bytes = q->numel * (bits / 8);
-      return caps->rows_from_bytes > 0 && bytes >= caps->rows_from_bytes ? NDX_PATH_ROWS
-                                                                         : NDX_PATH_BUFFER;
+      bool kernel = caps->rows_from_bytes > 0 && bytes >= caps->rows_from_bytes;
+      p->path = kernel ? NDX_PATH_ROWS : NDX_PATH_BUFFER;
+      return;
     }
-    if ((q->od * bits) % 8 == 0 && (q->os * bits) % 8 == 0 && (q->numel * bits) % 8 == 0)
-      return NDX_PATH_BUFFER;
+    if ((q->offset[0] * bits) % 8 == 0 && (q->offset[1] * bits) % 8 == 0 &&
+        (q->numel * bits) % 8 == 0) {
+      p->path = NDX_PATH_BUFFER;
+      return;
+    }
   }
-  if (bits >= 8 && unit_d && (unit_s || (caps->strided_rows && strided_row(q->ss[in]))))
-    return NDX_PATH_ROWS;
-  if (q->sd[in] == 1 && q->rank >= 2 && ndx_copy_transpose_axis(q) >= 0) return NDX_PATH_TRANSPOSE;
-  return NDX_PATH_GATHER;
+  if (bits >= 8 && unit_d && unit_s) {
+    p->path = NDX_PATH_ROWS;
+    return;
+  }
+  if (bits >= 8 && unit_d && caps->strided_runs && strided_run(ss)) {
+    p->strided_rows = true; /* gather */
+    return;
+  }
+  int k = q->rank >= 2 && sd == 1 ? transpose_axis(q) : -1;
+  if (k < 0) return;
+  ndx_operands t = *q;
+  to_tile_order(&t, k);
+  bool words =
+      !(flags & NDX_COPY_NO_WORDS) && ndx_copy_words_fit(&t, bits, caps->words_k, caps->words_j);
+  bool tiles = bits >= 8 || (caps->words_k ? words : ndx_copy_tiles_own_bytes(&t, bits));
+  if (!tiles) return; /* sub-byte rows that share bytes: bytes */
+  p->path = NDX_PATH_TRANSPOSE;
+  p->words = words;
+  *q = t;
+}
+
+void ndx_copy_plan_pair(ndx_copy_plan *p, const ndx_operands *pair, int bits,
+                        const ndx_copy_caps *caps, unsigned flags) {
+  p->bits = bits;
+  p->q = *pair;
+  ndx_operands_coalesce(&p->q);
+  ndx_operands_normalize(&p->q);
+  byte_span(&p->q, 0, bits, &p->dst_lo, &p->dst_end);
+  byte_span(&p->q, 1, bits, &p->src_lo, &p->src_end);
+  choose(p, caps, flags);
+  p->wide = (flags & NDX_COPY_WIDE) || !ndx_operands_fit_narrow(&p->q);
+}
+
+ndx_status ndx_copy_plan_make(ndx_copy_plan *p, const char *call, const ndx_layout *dst,
+                              const ndx_layout *src, int bits, const ndx_copy_caps *caps,
+                              unsigned flags) {
+  ndx_status st = check_copy(call, dst, src, bits);
+  if (st != NDX_OK) return st;
+  const ndx_layout *pair[2] = {dst, src};
+  ndx_operands o;
+  ndx_operands_load(&o, 2, pair);
+  ndx_copy_plan_pair(p, &o, bits, caps, flags);
+  return NDX_OK;
+}
+
+ndx_status ndx_copy_plan_pack(const ndx_copy_plan *p, void *buf, size_t size) {
+  size_t used;
+  return ndx_pack_write("ndx_copy_plan_pack", buf, size, &used, &p->q, p->bits, p->wide);
 }

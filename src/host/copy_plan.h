@@ -1,72 +1,105 @@
-/* copy_plan.h: what the OpenCL and CUDA runtimes share when they plan a copy,
- * before any device call: the argument checks, the normalized pair as the
- * pack holds it (ndx_pack_copy), the transpose axis, and byte spans. */
+/* copy_plan.h: the copy planner both device runtimes share, on plain data.
+ *
+ * A copy is planned in the order the work happens, before any device call:
+ *   1. its arguments are checked, once (ndx_copy_plan_make);
+ *   2. the pair is coalesced and normalized for its destination
+ *      (operands.h: the rule of ndx_pack_copy);
+ *   3. the path, the axis order the kernel visits and the index form are
+ *      chosen from those plain operands, for the runtime's capabilities;
+ *   4. the runtime derives its kernel geometry from the plan and writes the
+ *      pack once, at the end (ndx_pack_write of `q`).
+ * Nothing reads a pack back to plan. */
 #ifndef NDX_COPY_PLAN_H
 #define NDX_COPY_PLAN_H
 
-#include "ndx/ndx_pack.h"
-#include "ndx_internal.h"
+#include "operands.h"
 
-/* The pack of a copy read back: destination (d) and source (s) offsets and
- * strides over the shared extents, after coalescing and normalization. */
-typedef struct ndx_copy_pair {
-  int rank;
-  int64_t numel, od, os;
-  int64_t d[NDX_PACK_MAX_RANK], sd[NDX_PACK_MAX_RANK], ss[NDX_PACK_MAX_RANK];
-} ndx_copy_pair;
-
-/* The path of a copy: the kernel family that runs it (docs/device.md section
- * 9), the same in both runtimes. */
+/* The path of a copy: the kernel family that runs it, named alike in both
+ * runtimes (docs/device.md section 9). */
 typedef enum ndx_copy_path {
   NDX_PATH_EMPTY,     /* no element: nothing is launched */
   NDX_PATH_BUFFER,    /* contiguous bytes: one buffer copy */
-  NDX_PATH_ROWS,      /* rows along a common innermost axis */
+  NDX_PATH_ROWS,      /* rows along a common innermost axis, unit strides (8 bits and up) */
+  NDX_PATH_GATHER,    /* anything else of 8 bits and up: runs of the odometer */
   NDX_PATH_TRANSPOSE, /* a (batched) 2-d transpose, by tiles */
-  NDX_PATH_GATHER,    /* anything else: the odometer over C order */
+  NDX_PATH_BYTES,     /* anything else of 1, 2 or 4 bits: destination byte ranges */
 } ndx_copy_path;
 
-/* "empty", "buffer", "rows", "transpose", "gather"; "none" for a value that
- * is no path (a runtime's answer for a NULL plan). */
+/* "empty", "buffer", "rows", "gather", "transpose", "bytes"; "none" for a
+ * value that is no path (both runtimes' answer for a NULL plan). */
 const char *ndx_copy_path_name(int path);
 
-/* What a runtime's kernels do beyond the paths both have: the one place the
- * runtimes' choices differ. */
+/* What a runtime's kernels can do beyond the paths both have: the one place
+ * the runtimes' plans differ. */
 typedef struct ndx_copy_caps {
   /* Contiguous copies of at least this many bytes take the rows path rather
    * than a buffer copy (0: never). */
   int64_t rows_from_bytes;
-  /* The rows path also takes a source inner stride of 0, -1 or 2 (a
-   * broadcast, a flip, a step-2 slice) under a unit destination stride. */
-  bool strided_rows;
+  /* The gather kernel copies a destination run of unit stride whose source
+   * stride is 0, -1 or 2 (a broadcast, a flip, a step-2 slice) at row
+   * speed: such copies take the gather path before a transpose. */
+  bool strided_runs;
+  /* Transposes of 1 to 16 bits by 32-bit words, in tiles of words_k words
+   * along the source's unit axis by words_j blocks of 32/bits elements along
+   * the destination's (0: no such kernel). With them, a sub-byte transpose
+   * is one where the words fit (ndx_copy_words_fit); without, where the
+   * tiles own whole destination bytes. */
+  int words_k, words_j;
 } ndx_copy_caps;
 
-/* The path for the normalized pair `q` of `bits`-bit elements on a runtime
- * with `caps`; `gather_only` (a test's flag) skips the buffer, rows and
- * transpose paths. Every operand must qualify, the destination's strides
- * and offsets as much as the source's. Sub-byte transposes are chosen here
- * by their axes alone; the runtime checks that tiles own whole destination
- * bytes once the axes are in tile order. O(rank). */
-ndx_copy_path ndx_copy_choose_path(const ndx_copy_pair *q, int bits, const ndx_copy_caps *caps,
-                                   bool gather_only);
+/* Flags of a plan, for tests that reach every kernel on small data. */
+enum {
+  NDX_COPY_WIDE = 1u,    /* the 64-bit form even where the 32-bit one fits */
+  NDX_COPY_GATHER = 2u,  /* no buffer, rows or transpose path */
+  NDX_COPY_NO_WORDS = 4u /* no word transposes */
+};
 
-/* True iff `bits` is 1, 2, 4, 8, 16, 32, 64 or 128. */
-bool ndx_copy_bits_ok(int bits);
+typedef struct ndx_copy_plan {
+  ndx_copy_path path;
+  int bits;
+  bool wide;  /* the pack's form: 64-bit words */
+  bool words; /* a transpose by words (ndx_copy_caps.words_k) */
+  /* a gather of whole destination rows whose source steps by 0, -1 or 2
+   * (ndx_copy_caps.strided_runs) */
+  bool strided_rows;
+  /* The pair (0: destination, 1: source), normalized for the destination;
+   * for a transpose reordered to [batch..., k, j]: the destination's unit
+   * axis j last, the source's (stride +-1) k second-to-last. */
+  ndx_operands q;
+  /* The bytes each layout's positions touch: [lo, end); [0, 0) when empty. */
+  int64_t dst_lo, dst_end, src_lo, src_end;
+} ndx_copy_plan;
 
-/* Checks a copy's arguments for `call`: `bits` a supported width, shapes
- * equal, the destination distinct (a layout written to must be). Returns
- * NDX_OK or NDX_EINVAL with the message naming the argument and values. */
-ndx_status ndx_copy_check(const char *call, const ndx_layout *dst, const ndx_layout *src, int bits);
+/* Plans a copy of `bits`-bit elements from `src` to `dst` on a runtime with
+ * `caps`, for `call`'s messages: `bits` a supported width, shapes equal, the
+ * destination distinct (a layout written to must be). NDX_OK, or NDX_EINVAL
+ * naming the argument and values, `p` untouched. O(rank^2), no allocation. */
+ndx_status ndx_copy_plan_make(ndx_copy_plan *p, const char *call, const ndx_layout *dst,
+                              const ndx_layout *src, int bits, const ndx_copy_caps *caps,
+                              unsigned flags);
 
-/* Reads the pack of a copy (two operands, either form) into `q`. */
-void ndx_copy_pair_read(const ndx_pack_head *p, ndx_copy_pair *q);
+/* Steps 2 and 3 for a pair already in operands (a part of another plan's
+ * pair, say), which it coalesces and normalizes. Cannot fail. */
+void ndx_copy_plan_pair(ndx_copy_plan *p, const ndx_operands *pair, int bits,
+                        const ndx_copy_caps *caps, unsigned flags);
 
-/* The axis (not the last) whose source stride is +-1, for a transpose: the
- * destination runs along the last axis, the source along this one; -1 when
- * there is none. */
-int ndx_copy_transpose_axis(const ndx_copy_pair *q);
+/* True iff the transpose pair `q` ([batch..., k, j] order) of 1 to 16 bits
+ * suits word tiles of `words_k` x `words_j` (ndx_copy_caps): unit strides
+ * (destination along j, source along k), every row position on a 32-bit
+ * word, and at least one whole tile. */
+bool ndx_copy_words_fit(const ndx_operands *q, int bits, int words_k, int words_j);
 
-/* The bytes [*lo, *end) that the positions of `l` touch at `bits` bits each;
- * [0, 0) for an empty layout. */
-void ndx_copy_byte_span(const ndx_layout *l, int bits, int64_t *lo, int64_t *end);
+/* True iff tiles of a sub-byte transpose pair `q` ([batch..., k, j] order)
+ * own their destination bytes: the destination runs along j with stride 1
+ * and every destination row starts on a byte, so a byte belongs to one row,
+ * and a tile, which holds whole rows' bytes, is its one writer
+ * (docs/device.md section 5: two work-items never write one byte). What
+ * ndx_copy_tile_item needs below 8 bits. */
+bool ndx_copy_tiles_own_bytes(const ndx_operands *q, int bits);
+
+/* Writes the plan's pack (ndx_pack_write of `q` in the plan's form) into
+ * `buf` (8-aligned; NDX_PACK_MAX_BYTES(2, NDX_MAX_RANK) bytes always
+ * suffice, and then it cannot fail). */
+ndx_status ndx_copy_plan_pack(const ndx_copy_plan *p, void *buf, size_t size);
 
 #endif /* NDX_COPY_PLAN_H */

@@ -7,7 +7,6 @@
  * a few bytes before `data` (the base shift), for views reaching below it. */
 #include <stdio.h>
 
-#include "copy_plan.h"
 #include "ndx/ndx_dlpack.h"
 #include "ndx_internal.h"
 
@@ -160,7 +159,7 @@ ndx_status ndx_dlpack_import(ndx_layout *out, int *bits, int64_t *base_shift, co
   /* uint8 bits times uint16 lanes fits in int */
   int width = (int)t->dtype.bits * (int)t->dtype.lanes;
   char dtype[80];
-  if (!ndx_copy_bits_ok(width))
+  if (!ndx_bits_ok(width))
     return ndx_set_error(NDX_EUNSUPPORTED,
                          "%s: t->dtype %s is %d bits wide, not one of 1, 2, 4, 8, 16, 32, 64, 128",
                          call, dtype_text(dtype, sizeof dtype, t->dtype), width);
@@ -245,7 +244,7 @@ ndx_status ndx_dlpack_export(DLTensor *t, const ndx_layout *l, int bits) {
                          "%s: t->strides is NULL at rank %d: pass an array of %d entries (export "
                          "always fills strides)",
                          call, (int)l->rank, (int)l->rank);
-  if (!ndx_copy_bits_ok(bits))
+  if (!ndx_bits_ok(bits))
     return ndx_set_error(NDX_EINVAL, "%s: bits is %d, not one of 1, 2, 4, 8, 16, 32, 64, 128", call,
                          bits);
   int64_t offset = l->offset;

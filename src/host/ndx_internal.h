@@ -35,11 +35,23 @@ ndx_status ndx_check_layout(const char *call, const char *name, const ndx_layout
 
 /* ndx_check_layout for entry k of an array argument, named by `name_fmt` with k (e.g.
  * "in[%d]"); the name is formatted only on failure, so the check stays O(rank). */
+ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k, const ndx_layout *l);
+
+/* True iff `bits` is 1, 2, 4, 8, 16, 32, 64 or 128: the element widths ndx packs and copies. */
+bool ndx_bits_ok(int bits);
+
+/* NDX_OK when ndx_bits_ok(bits), else NDX_EINVAL saying so for `call`. */
+ndx_status ndx_check_bits(const char *call, int bits);
+
+/* Checks that the `n` layouts (each passing ndx_check_layout) have one shape, for `call`:
+ * NDX_EINVAL naming the first that differs from in[0] by names[k] and names[0], or by
+ * "layout k" and "layout 0" when `names` is NULL. O(n * rank). */
+ndx_status ndx_check_same_shape(const char *call, int n, const ndx_layout *const *in,
+                                const char *const *names);
+
 /* ndx_coalesce's merge, on arguments it has checked: n in [1, NDX_COALESCE_MAX], every
  * layout passing ndx_check_layout, all of one shape. Cannot fail; O(n * rank). */
 void ndx_coalesce_checked(int n, const ndx_layout *in, ndx_layout *out);
-
-ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k, const ndx_layout *l);
 
 /* True iff `l` is not what ndx_make could have written: a rank outside [0, NDX_MAX_RANK], an
  * extent outside [0, NDX_MAX_NUMEL], non-zero extents multiplying past it, an axis of extent d > 1

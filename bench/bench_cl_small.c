@@ -1,0 +1,127 @@
+/* bench_cl_small.c: the per-call costs of `ndx-bench --cl`: ndx_cl_copy and
+ * a plan's enqueue on copies of one element and of 4 KiB (contiguous, a
+ * 32x32 transpose), n calls before one clFinish, against a raw enqueue of a
+ * trivial kernel and of a 4-byte clEnqueueCopyBuffer; a table on stdout and
+ * bench-cl-small.csv. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench_cl.h"
+
+#define SMALL_TARGET 1.5 /* one-element copy end to end / raw trivial enqueue */
+
+void run_small(env *e) {
+  printf("\nper call (n calls, one clFinish)              path       us/call  / raw  target\n");
+  cl_int err;
+  cl_mem a = new_buffer(e, 1 << 16), b = new_buffer(e, 1 << 16);
+  static uint8_t host[1 << 16];
+  fill_random(host, sizeof host, 99);
+  if (!a || !b ||
+      clEnqueueWriteBuffer(e->q, b, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) != CL_SUCCESS) {
+    printf("small copies: buffer setup failed\n");
+    e->errors++;
+    if (a) clReleaseMemObject(a);
+    if (b) clReleaseMemObject(b);
+    return;
+  }
+  cl_kernel triv = clCreateKernel(e->prog[0], "bench_trivial", &err);
+  if (err != CL_SUCCESS) {
+    printf("small copies: clCreateKernel(bench_trivial): %s\n", cl_err(err));
+    e->errors++;
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    return;
+  }
+  clSetKernelArg(triv, 0, sizeof(cl_mem), &a);
+
+  ndx_layout one, c4k, t_src, t_dst, base;
+  ndx_contiguous(&one, 1, (const int64_t[]){1});
+  ndx_contiguous(&c4k, 1, (const int64_t[]){1024});
+  ndx_contiguous(&base, 2, (const int64_t[]){32, 32});
+  ndx_transpose(&t_src, &base, 0, 1);
+  ndx_contiguous(&t_dst, 2, (const int64_t[]){32, 32});
+
+  enum { NSMALL = 8 };
+  entry *t = calloc(NSMALL, sizeof *t);
+  const char *names[NSMALL], *paths[NSMALL];
+  ndx_cl_plan *plans[3] = {NULL, NULL, NULL};
+  check chks[3];
+  if (!t) {
+    printf("small copies: out of host memory\n");
+    e->errors++;
+    clReleaseKernel(triv);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    return;
+  }
+  int n = 0;
+  t[n].o =
+      (op){.kind = OP_KERNEL, .e = e, .kernel = triv, .global = 1, .local = 1, .dst = a, .src = a};
+  names[n] = "raw clEnqueueNDRangeKernel (trivial kernel)";
+  paths[n++] = "-";
+  t[n].o = (op){.kind = OP_COPYBUF, .e = e, .dst = a, .src = b, .bytes = 4};
+  names[n] = "raw clEnqueueCopyBuffer 4 bytes";
+  paths[n++] = "-";
+  struct {
+    const char *copy, *plan;
+    const ndx_layout *d, *s;
+  } sm[3] = {
+      {"ndx_cl_copy 1 element f32", "plan enqueue 1 element f32", &one, &one},
+      {"ndx_cl_copy 4 KiB f32 contiguous", "plan enqueue 4 KiB f32 contiguous", &c4k, &c4k},
+      {"ndx_cl_copy 4 KiB f32 transpose 32x32", "plan enqueue 4 KiB f32 transpose 32x32", &t_dst,
+       &t_src},
+  };
+  const int target_row = 2; /* ndx_cl_copy 1 element */
+  for (int k = 0; k < 3; k++) {
+    chks[k] =
+        (check){.dst_l = sm[k].d, .src_l = sm[k].s, .src = host, .bits = 32, .dst_bytes = 4096};
+    const char *path = "-";
+    if (ndx_cl_plan_create(&plans[k], e->ndx, sm[k].d, sm[k].s, 32) == NDX_OK)
+      path = ndx_cl_plan_path(plans[k]);
+    t[n].o = (op){.kind = OP_COPY,
+                  .e = e,
+                  .dst = a,
+                  .src = b,
+                  .dst_l = sm[k].d,
+                  .src_l = sm[k].s,
+                  .bits = 32};
+    t[n].chk = &chks[k];
+    names[n] = sm[k].copy;
+    paths[n++] = path;
+    if (plans[k]) {
+      t[n].o = (op){.kind = OP_PLAN, .e = e, .dst = a, .src = b, .plan = plans[k]};
+      t[n].chk = &chks[k];
+      names[n] = sm[k].plan;
+      paths[n++] = path;
+    }
+  }
+  measure_group(e, t, n);
+  double raw = t[0].f.state == 1 ? t[0].f.ns : 0;
+
+  char p[4096];
+  snprintf(p, sizeof p, "%s/bench-cl-small.csv", e->out_dir);
+  FILE *csv = fopen(p, "w");
+  if (csv) fprintf(csv, "case,path,us_per_call,ratio_to_raw_kernel,target,met\n");
+  for (int k = 0; k < n; k++) {
+    fig *f = &t[k].f;
+    double ratio = f->state == 1 && raw > 0 ? f->time_ratio : 0;
+    bool is_t = k == target_row;
+    bool met = is_t && f->state == 1 && ratio <= SMALL_TARGET;
+    if (is_t) count_target(e, names[k], met);
+    if (f->state == 1)
+      printf("%-46s %-9s %8.2f %6.2f  %s\n", names[k], paths[k], f->ns * 1e-3, ratio,
+             is_t ? (met ? "<=1.5  yes" : "<=1.5  NO") : "");
+    else
+      printf("%-46s %-9s %s\n", names[k], paths[k], f->state == -1 ? "WRONG" : "FAILED");
+    note_problem(e, "small", names[k], f);
+    if (csv)
+      fprintf(csv, "\"%s\",%s,%.4f,%.4f,%s,%s\n", names[k], paths[k], f->ns * 1e-3, ratio,
+              is_t ? "<=1.5" : "", is_t ? (met ? "yes" : "no") : "");
+  }
+  if (csv) fclose(csv);
+  for (int k = 0; k < 3; k++) ndx_cl_plan_destroy(plans[k]);
+  free(t);
+  clReleaseKernel(triv);
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+}

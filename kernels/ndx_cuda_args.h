@@ -1,0 +1,102 @@
+/* ndx_cuda_args.h: the steps of a CUDA copy plan and the arguments of ndx's
+ * CUDA kernels, shared by the planner (src/device/cuda_plan.c), the kernels
+ * (ndx_copy_cuda.cuh, ndx_copy.cu) and the host emulator
+ * (tests/test_cuda_emulate.cu). Users never see it.
+ *
+ * A plan is a short list of steps; each step is one cudaMemcpyAsync or one
+ * kernel launch whose arguments (ndx_cuda_args, the pack included) are passed
+ * by value. The kernels, by family (the path names of both runtimes,
+ * docs/device.md section 9; bits >= 8 unless said):
+ *   rows       item u = `vel` consecutive elements of C-order index u*vel:
+ *              their positions by magic division (ndx_position), one 1..16-
+ *              byte vector access on each side (unit innermost strides).
+ *   gather     one element per item with any strides; gather-flip: a source
+ *              stride of -1 under a unit destination, vectors read backwards.
+ *   transpose  a batched 2-d transpose through shared memory: the pack in
+ *              the order [batch..., (K2), K, (J2), J], the source unit-stride
+ *              along K, the destination along J, a short K or J grouped with
+ *              the axis that continues its run; tiles of tk x tj elements of
+ *              the two groups (tb batch entries when one tile covers both),
+ *              read along the k group, written along the j group.
+ *              transpose-words: the same for 1..16 bits aligned to 32-bit
+ *              words: each thread reads E = 32/bits words down j, transposes
+ *              the E x E block in registers and hands whole words on through
+ *              shared memory, so every destination word has one writer.
+ *   bytes      widths 1, 2, 4: destination bytes [first + i*chunk, ...) per
+ *              thread (ndx_copy_bytes_item): each byte has one writer and
+ *              keeps its bits that belong to no destination element. */
+#ifndef NDX_CUDA_ARGS_H
+#define NDX_CUDA_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ndx/ndx_pack.h"
+#include "ndx_cuda_tuning.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A copy pack: two operands, at most NDX_PACK_MAX_RANK axes, wide form. */
+#define NDX_CUDA_PACK_BYTES NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)
+
+/* The kernel a step runs, by family and variant. */
+enum ndx_cuda_kernel {
+  NDX_CUDA_BUFFER,          /* cudaMemcpyAsync */
+  NDX_CUDA_ROWS,            /* rows */
+  NDX_CUDA_GATHER,          /* gather */
+  NDX_CUDA_GATHER_FLIP,     /* gather of a flipped source, by vectors */
+  NDX_CUDA_TRANSPOSE,       /* transpose by tiles */
+  NDX_CUDA_TRANSPOSE_WORDS, /* transpose by 32-bit words */
+  NDX_CUDA_BYTES,           /* bytes */
+  NDX_CUDA_KERNELS
+};
+
+/* The kernel's arguments, passed by value (under CUDA's 4 KiB). */
+typedef struct ndx_cuda_args {
+  int64_t count; /* rows, gather: items; transpose: tiles; bytes: items */
+  int64_t chunk; /* bytes: destination bytes per item */
+  int32_t vel;   /* rows, gather: elements per item (a power of two <= 16 bytes) */
+  int32_t bits;  /* element width */
+  /* transpose: the tile and how tile indices split. */
+  int32_t tk, tj, tb; /* tile extents along k and j; batch entries */
+  int32_t gk, gj;     /* tiles: 1 when the k (j) group has an outer axis K2 (J2) */
+  int32_t pow2;       /* tiles: tk and tj are powers of two */
+  int32_t lk, lj;     /* tiles: their log2 when pow2 */
+  uint32_t mk, mj;    /* tiles: their 32-bit magic numbers otherwise */
+  int32_t sk, sj;     /*        and shifts */
+  int64_t dk, dj;     /* extents of the k and j groups that this step covers */
+  int64_t nk, nj;     /* tiles along k and along j */
+  int64_t nbatch;     /* batch entries (product of the other extents) */
+  uint64_t mnj, mnk;  /* 64-bit magic numbers of nj and nk */
+  int32_t snj, snk;   /* and shifts */
+  uint64_t pack[NDX_CUDA_PACK_BYTES / 8]; /* the step's pack */
+} ndx_cuda_args;
+
+typedef struct ndx_cuda_step {
+  int kernel; /* enum ndx_cuda_kernel */
+  int wide;   /* the pack's form */
+  int64_t numel;
+  /* buffer: bytes [src_off, +bytes) to [dst_off, +bytes). */
+  size_t dst_off, src_off, bytes;
+  /* rows and gather-flip: the widest vector (bytes) the strides allow; the
+   * launch narrows it to what the pointers allow. */
+  int vec_max;
+  int64_t dst_first, src_first; /* element whose byte address must be aligned */
+  ndx_cuda_args args;
+} ndx_cuda_step;
+
+/* The launch geometry of a kernel step: blocks of NDX_CUDA_THREADS
+ * (src/device/cuda_plan.c). */
+int64_t ndx_cuda_blocks(const ndx_cuda_step *s);
+
+/* Runs one kernel step on `stream`; returns the CUDA error code (0 for
+ * success). Defined in kernels/ndx_copy.cu. */
+int ndx_cuda_launch_step(const ndx_cuda_step *s, void *stream, void *dst, const void *src);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NDX_CUDA_ARGS_H */

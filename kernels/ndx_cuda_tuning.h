@@ -1,0 +1,36 @@
+/* ndx_cuda_tuning.h: the tuned parameters of ndx's CUDA kernels, in one
+ * place (chosen on an H200 with ndx-bench-cuda), read by the planner
+ * (src/device/cuda_plan.c) and the kernels (ndx_copy_cuda.cuh) alike. */
+#ifndef NDX_CUDA_TUNING_H
+#define NDX_CUDA_TUNING_H
+
+/* Threads per block of every kernel. */
+#define NDX_CUDA_THREADS 256
+
+/* Most blocks a launch uses; grid-stride loops take the rest. */
+#define NDX_CUDA_MAX_BLOCKS 16384
+
+/* Items a rows or gather thread loads before it stores, for `vb`-byte
+ * items: four 16-byte vectors, or eight narrower items, in flight. */
+#define NDX_CUDA_UNROLL(vb) ((vb) >= 16 ? 4 : 8)
+
+/* transpose: the side of a square tile; elements of a tile (all batch
+ * entries of a block together), and the most batch entries one block takes.
+ * An axis shorter than the side is grouped with the axis continuing its run. */
+#define NDX_CUDA_TILE_SIDE 32
+#define NDX_CUDA_TILE_ELEMS 1024
+#define NDX_CUDA_TILE_BATCH 64
+
+/* transpose by words, for `bits`-bit elements (E = 32/bits per word): a tile
+ * of NDX_CUDA_WORDS_K words along k by NDX_CUDA_WORDS_J blocks of E
+ * elements along j. */
+#define NDX_CUDA_WORDS_K 32
+#define NDX_CUDA_WORDS_J 8
+#define NDX_WORDS_TK(bits) (NDX_CUDA_WORDS_K * (32 / (bits)))
+#define NDX_WORDS_TJ(bits) (NDX_CUDA_WORDS_J * (32 / (bits)))
+
+/* bytes: destination elements per thread on average (the two
+ * ndx_count_below and the odometer start are paid once per item). */
+#define NDX_CUDA_BYTES_ELEMS 64
+
+#endif /* NDX_CUDA_TUNING_H */

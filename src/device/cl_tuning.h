@@ -1,0 +1,23 @@
+/* cl_tuning.h: the tuned parameters of ndx's OpenCL kernels, in one place
+ * (chosen on PoCL with ndx-bench --cl and bench/ndx-tune-cl; a port to
+ * another device starts here). */
+#ifndef NDX_CL_TUNING_H
+#define NDX_CL_TUNING_H
+
+/* Work per work-item: bytes a rows item copies (and a gather item whose
+ * runs the gather kernel copies at row speed), elements any other gather
+ * item copies, destination elements a bytes item aims at on average. */
+#define NDX_CL_ROWS_BYTES 8192
+#define NDX_CL_GATHER_ELEMS 512
+#define NDX_CL_BYTES_ELEMS 2048
+
+/* Work-items per work-group (less where a kernel allows less). */
+#define NDX_CL_LOCAL_SIZE 64
+
+/* A contiguous copy of at least this many bytes runs the rows kernel: on
+ * PoCL clEnqueueCopyBuffer is one thread's memcpy, about half the
+ * bandwidth of a kernel on both cores; below it, the enqueue cost of a
+ * kernel (a pack buffer, arguments) outweighs the copy. */
+#define NDX_CL_KERNEL_COPY_BYTES (1 << 20)
+
+#endif /* NDX_CL_TUNING_H */
