@@ -58,6 +58,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include "ndx_index.h"
 #include "ndx_layout.h"
 
 #ifdef __cplusplus
@@ -84,11 +85,15 @@ NDX_API ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id 
  * ndx_cl_create for the same device costs milliseconds. */
 NDX_API void ndx_cl_destroy(ndx_cl *cl);
 
-/* Collects the bounds-check reports of copies enqueued with a wait list,
- * waiting for them. Returns NDX_OK (always, at once, in the normal build);
- * NDX_EINVAL for a NULL `cl`; NDX_ERANGE for the first reported violation
- * (message as in the header comment); NDX_EDEVICE when waiting fails. Every
- * pending report is freed either way. Blocks until those copies complete. */
+/* Collects the reports of copies enqueued before: the index faults of
+ * gathers and scatters (in every build), and the bounds-check reports of
+ * copies enqueued with a wait list, waiting for those not read yet.
+ * Returns NDX_OK when there is none; NDX_EINVAL for a NULL `cl`;
+ * NDX_ERANGE for the oldest fault or violation (messages as at
+ * ndx_cl_gather and in the header comment); NDX_EDEVICE when waiting
+ * fails. Every report is freed either way, so the next call reports only
+ * what was enqueued after this one. Blocks until the check passes (and
+ * bounds-checked copies) it waits for complete. */
 NDX_API ndx_status ndx_cl_check(ndx_cl *cl);
 
 /* Plans copying element i of `src_l` to element i of `dst_l`, `bits` wide:
@@ -146,6 +151,58 @@ NDX_API void ndx_cl_plan_destroy(ndx_cl_plan *plan);
 NDX_API ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst,
                                const ndx_layout *dst_l, cl_mem src, const ndx_layout *src_l,
                                int bits, cl_uint nwait, const cl_event *wait, cl_event *done);
+
+/* ---- Gather and scatter (ndx_index.h has the rules) ---------------------- */
+
+/* Enqueues dst[i] = src[i with coordinate `axis` replaced by index[i]] for
+ * every index i of S, the shape of dst_l and index_l (src_l: S's rank and
+ * extents except on `axis`), `bits` wide, on `queue` after the `nwait`
+ * events in `wait`; `*done` (if not NULL) gets an event that completes with
+ * the copy. Positions count elements (index elements for `index`) from each
+ * buffer's first byte. The device checks every index first; a value outside
+ * [0, d) ([-d, d) with NDX_INDEX_WRAP), d src_l's extent on `axis`, makes
+ * the call write nothing to dst, and the next ndx_cl_check returns
+ * NDX_ERANGE naming this call, the element's C-order index in S, its value
+ * and the range. The call itself does not wait.
+ * Returns NDX_OK; NDX_EINVAL for a NULL handle or layout, `bits` not in
+ * {1,2,4,8,16,32,64,128}, index_bits not 32 or 64, `axis` outside [0,
+ * rank), shapes that do not match as above, a dst_l that is not distinct
+ * (ndx_is_distinct), flags other than NDX_INDEX_WRAP, `nwait` and `wait`
+ * that disagree, a queue or buffer of another context (a queue of another
+ * device), or dst bytes that intersect src's or index's in one buffer;
+ * NDX_ERANGE when a layout's bytes pass its buffer's size (the message
+ * names dst, src or index, the bytes needed and the size); NDX_EUNSUPPORTED
+ * when a pack passes the device's constant buffer size; NDX_ENOMEM;
+ * NDX_EDEVICE. On failure nothing is enqueued (except, when an OpenCL call
+ * fails after the check kernel is queued, that kernel, which writes only
+ * ndx's own buffers) and `*done` is untouched. Costs O(rank^2) host work,
+ * three small device buffers (two packs and a status), two kernels (one
+ * work-item per 4096 index elements, then one per 512 elements or 8 KiB of
+ * rows), and a non-blocking read of the status. */
+NDX_API ndx_status ndx_cl_gather(ndx_cl *cl, cl_command_queue queue, cl_mem dst,
+                                 const ndx_layout *dst_l, cl_mem src, const ndx_layout *src_l,
+                                 int axis, cl_mem index, const ndx_layout *index_l, int index_bits,
+                                 unsigned flags, int bits, cl_uint nwait, const cl_event *wait,
+                                 cl_event *done);
+
+/* Enqueues dst[i with coordinate `axis` replaced by index[i]] = src[i] for
+ * every index i of S, the shape of src_l and index_l (dst_l: S's rank and
+ * extents except on `axis`; d is dst_l's extent there); where several
+ * elements go to one, the last in C order over S wins, whole, and
+ * destination elements none reaches keep their value (bits too, below 8
+ * bits). Without NDX_INDEX_UNIQUE (and always below 8 bits) it runs a
+ * claims pass and then visits every element of dst_l: a table of 4 bytes
+ * per element of dst_l's shape with the index's broadcast axes dropped
+ * (4*d bytes for a 1-d index broadcast to S), filled with zeros, the check
+ * kernel keeping each slot's winner, and a copy over dst_l's elements. With
+ * NDX_INDEX_UNIQUE (8 bits and up) the copy runs over S alone. Everything
+ * else as ndx_cl_gather, flags NDX_INDEX_WRAP and NDX_INDEX_UNIQUE, and
+ * NDX_ERANGE for a claims scatter of 2^31 or more elements along `axis`. */
+NDX_API ndx_status ndx_cl_scatter(ndx_cl *cl, cl_command_queue queue, cl_mem dst,
+                                  const ndx_layout *dst_l, cl_mem src, const ndx_layout *src_l,
+                                  int axis, cl_mem index, const ndx_layout *index_l, int index_bits,
+                                  unsigned flags, int bits, cl_uint nwait, const cl_event *wait,
+                                  cl_event *done);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,8 @@
  *   elements         ndx_load8 .. ndx_load128, ndx_store8 .. ndx_store128,
  *                    ndx_load_bits and ndx_store_bits (1, 2 and 4 bits),
  *                    ndx_copy_elem
+ *   index elements   ndx_load_index, ndx_index_value, ndx_indexed_position:
+ *                    what a gather or scatter kernel of the user's needs
  * For example, an OpenCL kernel that negates int elements, operand 0 the
  * output and 1 the input of a two-operand pack:
  *   __kernel void neg(__constant const ndx_pack_head *p, __global uchar *out,
@@ -280,6 +282,23 @@ NDX_FN void ndx_copy_elem(NDX_GLOBAL ndx_u8 *dst, ndx_pos pd, NDX_GLOBAL const n
   }
 }
 
+/* ---- Index elements (gather and scatter, ndx/ndx_index.h) -------------------- */
+
+/* The index element at position `pos` of an index buffer of `index_bits`
+ * (32 or 64) signed bits, sign-extended. */
+NDX_FN ndx_i64 ndx_load_index(NDX_GLOBAL const ndx_u8 *base, ndx_pos pos, int index_bits) {
+  return index_bits == 32 ? (ndx_i64)(ndx_i32)ndx_load32(base, pos)
+                          : (ndx_i64)ndx_load64(base, pos);
+}
+
+/* Index value v as a coordinate of an axis of extent d >= 0: v itself when
+ * 0 <= v < d; with `wrap`, v + d when -d <= v < 0 (NDX_INDEX_WRAP); -1 for
+ * anything else. Any int64 v, INT64_MIN included, without overflow. */
+NDX_FN ndx_i64 ndx_index_value(ndx_i64 v, ndx_i64 d, int wrap) {
+  if (wrap && v < 0 && v >= -d) v += d;
+  return v >= 0 && v < d ? v : -1;
+}
+
 #endif /* NDX_DEVICE_H */
 
 /* ==== Functions that read pack words, once per index form ================= */
@@ -320,6 +339,7 @@ NDX_FN void ndx_copy_elem(NDX_GLOBAL ndx_u8 *dst, ndx_pos pd, NDX_GLOBAL const n
 #define ndx_odo_next_wN NDX_WN(ndx_odo_next_w32, ndx_odo_next_w64)
 #define ndx_odo_next_row_wN NDX_WN(ndx_odo_next_row_w32, ndx_odo_next_row_w64)
 #define ndx_count_below_wN NDX_WN(ndx_count_below_w32, ndx_count_below_w64)
+#define ndx_indexed_position_wN NDX_WN(ndx_indexed_position_w32, ndx_indexed_position_w64)
 #endif
 
 #if (NDX_WIDE && !defined(NDX_DEVICE_H_W64)) || (!NDX_WIDE && !defined(NDX_DEVICE_H_W32))
@@ -491,6 +511,21 @@ NDX_FN ndx_i64 ndx_count_below_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_i64 P
     rem -= q * s;
   }
   return c + (rem > 0 ? 1 : 0);
+}
+
+/* ---- Gather and scatter positions ------------------------------------------- */
+
+/* The position in operand k of C-order index i with the coordinate on one
+ * axis replaced by index value v: a gather's source element or a scatter's
+ * destination element. Operand k is packed with stride 0 on that axis (its
+ * layout narrowed to extent 1 there and broadcast to S), `stride` and `d` are
+ * the axis's stride and extent in the layout itself, and `wrap` is as in
+ * ndx_index_value. Returns -1 when v is no coordinate of the axis. rank - 1
+ * magic divisions. */
+NDX_FN ndx_i64 ndx_indexed_position_wN(NDX_CONSTANT const ndx_pack_head *p, int k, NDX_WORD i,
+                                       ndx_i64 v, ndx_i64 d, ndx_i64 stride, int wrap) {
+  ndx_i64 c = ndx_index_value(v, d, wrap);
+  return c < 0 ? -1 : (ndx_i64)ndx_position_wN(p, k, i) + c * stride;
 }
 
 #endif /* one index form */

@@ -21,12 +21,11 @@
  * with -DNDX_BOUNDS_CHECK and check every element against the buffer sizes
  * (kernels/ndx_copy.cl); each kernel enqueue then gets a small status buffer
  * whose read-back reports a violation (ndx_cl_plan_enqueue, ndx_cl_check). */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl_internal.h"
+#include "cl_runtime.h"
 #include "cl_tuning.h"
 #include "host/copy_plan.h"
 #include "host/ndx_internal.h"
@@ -34,38 +33,19 @@
 
 /* ---- Kernel table -------------------------------------------------------- */
 
-/* The kernel families, each named as the path it runs (ndx_copy_path). */
-enum kind { K_ROWS, K_GATHER, K_TRANSPOSE, K_BYTES, K_KINDS };
-static const ndx_copy_path path_of[K_KINDS] = {NDX_PATH_ROWS, NDX_PATH_GATHER, NDX_PATH_TRANSPOSE,
-                                               NDX_PATH_BYTES};
-
-#define NWIDTHS 8 /* log2 of 1 .. 128 */
-
-#ifndef NDX_BOUNDS_CHECK
-#define NDX_BOUNDS_CHECK 0
-#endif
-enum { STATUS_WORDS = 8 }; /* the bounds-check status (kernels/ndx_copy.cl) */
-
-/* A bounds-checked kernel's status on its way back to the host. */
-typedef struct check {
-  struct check *next;
-  cl_mem status;
-  cl_event read; /* the read-back of status into host */
-  cl_uint host[STATUS_WORDS];
-  char kernel[48];
-  size_t size[2]; /* dst's and src's bytes */
-} check;
-
-struct ndx_cl {
-  cl_context context;
-  cl_device_id device;
-  cl_program program[2];
-  cl_kernel kernel[2][K_KINDS][NWIDTHS]; /* NULL where a kind lacks a width */
-  size_t local[2][K_KINDS][NWIDTHS];
-  cl_ulong max_constant;
-  pthread_mutex_t lock; /* kernel arguments and enqueues; the pending list */
-  check *pending;       /* bounds-checked copies enqueued with a wait list */
-  struct share *share;  /* the programs' entry in `shares` */
+/* Each family's kernel name and the widths it has (bit w: 1 << w bits; 0:
+ * one kernel for every width, named without one, in slot 0). */
+static const struct {
+  const char *name;
+  unsigned widths;
+} families[NDX_CL_KINDS] = {
+    [NDX_CL_ROWS] = {"rows", 0xf8u},
+    [NDX_CL_GATHER] = {"gather", 0xf8u},
+    [NDX_CL_TRANSPOSE] = {"transpose", 0xffu},
+    [NDX_CL_BYTES] = {"bytes", 0x07u},
+    [NDX_CL_INDEX_COPY] = {"index_copy", 0xf8u},
+    [NDX_CL_INDEX_BYTES] = {"index_bytes", 0x07u},
+    [NDX_CL_INDEX_CHECK] = {"index_check", 0u},
 };
 
 struct ndx_cl_plan {
@@ -83,7 +63,7 @@ struct ndx_cl_plan {
   int64_t src_lo, src_end;
 };
 
-static int log2_bits(int bits) {
+int ndx_cl_log2_bits(int bits) {
   int l = 0;
   while ((1 << l) < bits) l++;
   return l;
@@ -156,7 +136,7 @@ static const char *cl_error_name(cl_int e) {
   }
 }
 
-static ndx_status cl_fail(const char *fn, const char *call, cl_int e) {
+ndx_status ndx_cl_fail(const char *fn, const char *call, cl_int e) {
   return ndx_set_error(NDX_EDEVICE, "%s: %s failed: %d (%s)", fn, call, (int)e, cl_error_name(e));
 }
 
@@ -307,7 +287,7 @@ static ndx_status build_source(ndx_cl *cl, int wide, cl_program *out) {
   size_t len = ndx_cl_copy_source_size;
   cl_int e;
   cl_program p = clCreateProgramWithSource(cl->context, 1, &src, &len, &e);
-  if (e != CL_SUCCESS) return cl_fail("ndx_cl_create", "clCreateProgramWithSource", e);
+  if (e != CL_SUCCESS) return ndx_cl_fail("ndx_cl_create", "clCreateProgramWithSource", e);
   e = clBuildProgram(p, 1, &cl->device, ndx_cl_build_options(wide), NULL, NULL);
   if (e != CL_SUCCESS) {
     size_t n = 0;
@@ -339,18 +319,21 @@ static ndx_status build_program(ndx_cl *cl, int wide) {
 static ndx_status make_kernels(ndx_cl *cl, int wide) {
   cl_program p = cl->program[wide];
   cl_int e;
-  for (int k = 0; k < K_KINDS; k++) {
-    for (int w = 0; w < NWIDTHS; w++) {
-      /* bytes: 1, 2, 4; rows and gather: 8 .. 128; transpose: all */
-      if (k != K_TRANSPOSE && (k == K_BYTES) != (w < 3)) continue;
+  for (int k = 0; k < NDX_CL_KINDS; k++) {
+    for (int w = 0; w < NDX_CL_WIDTHS; w++) {
+      unsigned widths = families[k].widths;
+      if (widths ? !(widths >> w & 1u) : w > 0) continue;
       char name[32];
-      snprintf(name, sizeof name, "ndx_%s_%d", ndx_copy_path_name(path_of[k]), 1 << w);
+      if (widths)
+        snprintf(name, sizeof name, "ndx_%s_%d", families[k].name, 1 << w);
+      else
+        snprintf(name, sizeof name, "ndx_%s", families[k].name);
       cl_kernel kr = clCreateKernel(p, name, &e);
-      if (e != CL_SUCCESS) return cl_fail("ndx_cl_create", "clCreateKernel", e);
+      if (e != CL_SUCCESS) return ndx_cl_fail("ndx_cl_create", "clCreateKernel", e);
       cl->kernel[wide][k][w] = kr;
       size_t wg = 0;
       e = clGetKernelWorkGroupInfo(kr, cl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-      if (e != CL_SUCCESS) return cl_fail("ndx_cl_create", "clGetKernelWorkGroupInfo", e);
+      if (e != CL_SUCCESS) return ndx_cl_fail("ndx_cl_create", "clGetKernelWorkGroupInfo", e);
       cl->local[wide][k][w] = wg < NDX_CL_LOCAL_SIZE && wg > 0 ? wg : NDX_CL_LOCAL_SIZE;
     }
   }
@@ -359,11 +342,11 @@ static ndx_status make_kernels(ndx_cl *cl, int wide) {
 
 void ndx_cl_destroy(ndx_cl *cl) {
   if (!cl) return;
-  ndx_cl_check(cl); /* waits for and frees the pending bounds checks */
+  ndx_cl_check(cl); /* waits for and frees the pending reports */
   unshare_programs(cl);
   for (int f = 0; f < 2; f++) {
-    for (int k = 0; k < K_KINDS; k++)
-      for (int w = 0; w < NWIDTHS; w++)
+    for (int k = 0; k < NDX_CL_KINDS; k++)
+      for (int w = 0; w < NDX_CL_WIDTHS; w++)
         if (cl->kernel[f][k][w]) clReleaseKernel(cl->kernel[f][k][w]);
     if (cl->program[f]) clReleaseProgram(cl->program[f]);
   }
@@ -389,7 +372,7 @@ ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) 
   if (e != CL_SUCCESS) {
     pthread_mutex_destroy(&cl->lock);
     free(cl);
-    return cl_fail("ndx_cl_create", "clRetainContext", e);
+    return ndx_cl_fail("ndx_cl_create", "clRetainContext", e);
   }
   cl->context = context;
   e = clRetainDevice(device);
@@ -397,13 +380,13 @@ ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) 
     clReleaseContext(context);
     pthread_mutex_destroy(&cl->lock);
     free(cl);
-    return cl_fail("ndx_cl_create", "clRetainDevice", e);
+    return ndx_cl_fail("ndx_cl_create", "clRetainDevice", e);
   }
   cl->device = device;
   ndx_status s = NDX_OK;
   e = clGetDeviceInfo(device, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, sizeof cl->max_constant,
                       &cl->max_constant, NULL);
-  if (e != CL_SUCCESS) s = cl_fail("ndx_cl_create", "clGetDeviceInfo", e);
+  if (e != CL_SUCCESS) s = ndx_cl_fail("ndx_cl_create", "clGetDeviceInfo", e);
   if (s == NDX_OK && !share_programs(cl)) {
     for (int wide = 0; wide < 2 && s == NDX_OK; wide++) s = build_program(cl, wide);
     if (s == NDX_OK) publish_programs(cl);
@@ -433,11 +416,11 @@ static int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-static enum kind kind_of(ndx_copy_path path) {
-  return path == NDX_PATH_ROWS        ? K_ROWS
-         : path == NDX_PATH_TRANSPOSE ? K_TRANSPOSE
-         : path == NDX_PATH_BYTES     ? K_BYTES
-                                      : K_GATHER;
+static enum ndx_cl_kind kind_of(ndx_copy_path path) {
+  return path == NDX_PATH_ROWS        ? NDX_CL_ROWS
+         : path == NDX_PATH_TRANSPOSE ? NDX_CL_TRANSPOSE
+         : path == NDX_PATH_BYTES     ? NDX_CL_BYTES
+                                      : NDX_CL_GATHER;
 }
 
 /* The work-items of a kernel plan and the work of each (cl_tuning.h). */
@@ -508,8 +491,8 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
   }
   int64_t items, chunk;
   geometry(&p, &items, &chunk);
-  enum kind kind = kind_of(p.path);
-  int w = log2_bits(bits);
+  enum ndx_cl_kind kind = kind_of(p.path);
+  int w = ndx_cl_log2_bits(bits);
   plan->wide = p.wide;
   plan->kernel = cl->kernel[plan->wide][kind][w];
   snprintf(plan->kernel_name, sizeof plan->kernel_name, "ndx_%s_%d", ndx_copy_path_name(p.path),
@@ -524,7 +507,7 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
   if (st == NDX_OK)
     plan->pack =
         clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pack_size, buf, &e);
-  if (st == NDX_OK && e != CL_SUCCESS) st = cl_fail(fn, "clCreateBuffer", e);
+  if (st == NDX_OK && e != CL_SUCCESS) st = ndx_cl_fail(fn, "clCreateBuffer", e);
   if (st != NDX_OK) {
     free(plan);
     return st;
@@ -557,20 +540,22 @@ void ndx_cl_plan_work(const ndx_cl_plan *plan, size_t *items, long long *chunk) 
   *chunk = plan ? (long long)plan->chunk : 0;
 }
 
-/* ---- Enqueue ----------------------------------------------------------------- */
+/* ---- Arguments --------------------------------------------------------------- */
 
-/* What enqueueing needs to know of a buffer argument. */
-typedef struct buffer_info {
-  cl_mem root;   /* the buffer itself, or the parent of a sub-buffer */
-  size_t offset; /* of its first byte in root */
-  size_t size;
-} buffer_info;
+ndx_status ndx_cl_check_queue(const ndx_cl *cl, const char *fn, cl_command_queue queue) {
+  cl_context ctx;
+  cl_device_id dev;
+  cl_int e = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
+  if (e == CL_SUCCESS) e = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
+  if (e != CL_SUCCESS) return ndx_cl_fail(fn, "clGetCommandQueueInfo", e);
+  if (ctx != cl->context || dev != cl->device)
+    return ndx_set_error(NDX_EINVAL, "%s: queue belongs to another %s than the ndx_cl's", fn,
+                         ctx != cl->context ? "context" : "device");
+  return NDX_OK;
+}
 
-/* Checks that `mem` is a buffer of the plan's context and (unless the plan
- * is unchecked) holds the layout's bytes [lo, end). */
-static ndx_status check_buffer(const ndx_cl_plan *plan, cl_mem mem, const char *name, int64_t lo,
-                               int64_t end, buffer_info *info) {
-  static const char fn[] = "ndx_cl_plan_enqueue";
+ndx_status ndx_cl_check_buffer(const ndx_cl *cl, const char *fn, cl_mem mem, const char *name,
+                               int64_t lo, int64_t end, bool unchecked, ndx_cl_buffer *info) {
   cl_mem_object_type type;
   cl_context ctx;
   cl_mem parent = NULL;
@@ -586,15 +571,15 @@ static ndx_status check_buffer(const ndx_cl_plan *plan, cl_mem mem, const char *
     e = clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL);
   if (e == CL_SUCCESS && parent)
     e = clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof offset, &offset, NULL);
-  if (e != CL_SUCCESS) return cl_fail(fn, "clGetMemObjectInfo", e);
+  if (e != CL_SUCCESS) return ndx_cl_fail(fn, "clGetMemObjectInfo", e);
   if (type != CL_MEM_OBJECT_BUFFER)
     return ndx_set_error(NDX_EINVAL, "%s: %s is a memory object of type 0x%x, not a buffer (0x%x)",
                          fn, name, (unsigned)type, (unsigned)CL_MEM_OBJECT_BUFFER);
-  if (ctx != plan->cl->context)
+  if (ctx != cl->context)
     return ndx_set_error(NDX_EINVAL,
                          "%s: %s belongs to another context (%p) than the ndx_cl's (%p)", fn, name,
-                         (void *)ctx, (void *)plan->cl->context);
-  if (!plan->unchecked && (uint64_t)end > info->size)
+                         (void *)ctx, (void *)cl->context);
+  if (!unchecked && (uint64_t)end > info->size)
     return ndx_set_error(
         NDX_ERANGE, "%s: %s needs %lld bytes (its layout touches bytes [%lld, %lld)), %s has %zu",
         fn, name, (long long)end, (long long)lo, (long long)end, name, info->size);
@@ -603,66 +588,165 @@ static ndx_status check_buffer(const ndx_cl_plan *plan, cl_mem mem, const char *
   return NDX_OK;
 }
 
-/* The violation a bounds-check status reports, as a status and message. */
-static ndx_status check_report(const check *c) {
-  if (c->host[0] == 0) return NDX_OK;
-  int k = c->host[1] != 0;
-  uint64_t pos = c->host[2] | (uint64_t)c->host[3] << 32;
-  uint64_t need = c->host[4] | (uint64_t)c->host[5] << 32;
-  uint64_t item = c->host[6] | (uint64_t)c->host[7] << 32;
+ndx_status ndx_cl_check_disjoint(const char *fn, const char *na, cl_mem a, const ndx_cl_buffer *ia,
+                                 int64_t alo, int64_t aend, const char *nb, cl_mem b,
+                                 const ndx_cl_buffer *ib, int64_t blo, int64_t bend) {
+  /* bytes of one buffer (or of sub-buffers of one buffer), in its coordinates */
+  uint64_t a0 = ia->offset + (uint64_t)alo, a1 = ia->offset + (uint64_t)aend;
+  uint64_t b0 = ib->offset + (uint64_t)blo, b1 = ib->offset + (uint64_t)bend;
+  if (ia->root != ib->root || a0 >= b1 || b0 >= a1) return NDX_OK;
   return ndx_set_error(
-      NDX_ERANGE,
-      "ndx_cl_plan_enqueue: bounds check: kernel %s, work-item %llu: element position "
-      "%llu of %s needs %llu bytes, %s has %zu; that work-item copied nothing",
-      c->kernel, (unsigned long long)item, (unsigned long long)pos, k ? "src" : "dst",
-      (unsigned long long)need, k ? "src" : "dst", c->size[k]);
+      NDX_EINVAL, "%s: %s and %s are %s and the layouts share bytes [%llu, %llu)%s", fn, na, nb,
+      a == b ? "one buffer" : "sub-buffers of one buffer", (unsigned long long)(a0 > b0 ? a0 : b0),
+      (unsigned long long)(a1 < b1 ? a1 : b1), a == b ? "" : " of their parent");
 }
 
-/* Waits for a check's read-back, frees it and returns its report. */
-static ndx_status check_finish(check *c) {
-  cl_int e = clWaitForEvents(1, &c->read);
-  ndx_status s = e == CL_SUCCESS ? check_report(c) : cl_fail("ndx_cl_check", "clWaitForEvents", e);
-  clReleaseEvent(c->read);
-  clReleaseMemObject(c->status);
-  free(c);
+/* ---- Reports -------------------------------------------------------------------- */
+
+ndx_status ndx_cl_report_new(ndx_cl *cl, const char *fn, ndx_cl_report **out) {
+  ndx_cl_report *r = calloc(1, sizeof *r);
+  if (!r) return ndx_set_error(NDX_ENOMEM, "%s: out of host memory", fn);
+  cl_int e;
+  r->status = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof r->host,
+                             r->host, &e);
+  if (e != CL_SUCCESS) {
+    free(r);
+    return ndx_cl_fail(fn, "clCreateBuffer", e);
+  }
+  r->fn = fn;
+  pthread_mutex_lock(&cl->lock);
+  r->seq = cl->seq++;
+  pthread_mutex_unlock(&cl->lock);
+  *out = r;
+  return NDX_OK;
+}
+
+void ndx_cl_report_free(ndx_cl_report *r) {
+  if (!r) return;
+  if (r->read) clReleaseEvent(r->read);
+  clReleaseMemObject(r->status);
+  free(r);
+}
+
+/* What a read-back status says, as a status and message. */
+static ndx_status report_status(const ndx_cl_report *r) {
+  if (r->host[0] == 0) return NDX_OK;
+  if (r->site.call)
+    return ndx_index_fault(&r->site, (int64_t)(r->host[1] | (uint64_t)r->host[2] << 32),
+                           (int64_t)(r->host[3] | (uint64_t)r->host[4] << 32));
+  static const char *const names[3] = {"dst", "src", "index"};
+  int k = r->host[1] < 3 ? (int)r->host[1] : 2;
+  uint64_t pos = r->host[2] | (uint64_t)r->host[3] << 32;
+  uint64_t need = r->host[4] | (uint64_t)r->host[5] << 32;
+  uint64_t item = r->host[6] | (uint64_t)r->host[7] << 32;
+  return ndx_set_error(NDX_ERANGE,
+                       "%s: bounds check: kernel %s, work-item %llu: element position "
+                       "%llu of %s needs %llu bytes, %s has %zu; that work-item copied nothing",
+                       r->fn, r->kernel, (unsigned long long)item, (unsigned long long)pos,
+                       names[k], (unsigned long long)need, names[k], r->size[k]);
+}
+
+/* Waits for a report's read-back, frees it and returns what it says. */
+static ndx_status report_finish(ndx_cl_report *r) {
+  cl_int e = clWaitForEvents(1, &r->read);
+  ndx_status s =
+      e == CL_SUCCESS ? report_status(r) : ndx_cl_fail("ndx_cl_plan_enqueue", "clWaitForEvents", e);
+  ndx_cl_report_free(r);
   return s;
+}
+
+ndx_status ndx_cl_report_enqueue(ndx_cl *cl, const char *fn, ndx_cl_report *r,
+                                 cl_command_queue queue, cl_event after) {
+  cl_int e = clEnqueueReadBuffer(queue, r->status, CL_FALSE, 0, sizeof r->host, r->host, 1, &after,
+                                 &r->read);
+  if (e != CL_SUCCESS) {
+    /* the queued kernel holds r->status: no need to wait for it (it may
+     * wait for the host) */
+    r->read = NULL;
+    ndx_cl_report_free(r);
+    return ndx_cl_fail(fn, "clEnqueueReadBuffer", e);
+  }
+  pthread_mutex_lock(&cl->lock);
+  r->next = cl->pending;
+  cl->pending = r;
+  pthread_mutex_unlock(&cl->lock);
+  return NDX_OK;
+}
+
+/* Keeps `r`, a fault read back, when it is older than the one kept. */
+static void keep_fault(ndx_cl *cl, ndx_cl_report *r) {
+  if (cl->kept && cl->kept->seq < r->seq) {
+    ndx_cl_report_free(r);
+    return;
+  }
+  ndx_cl_report_free(cl->kept);
+  r->next = NULL;
+  cl->kept = r;
+}
+
+void ndx_cl_reap(ndx_cl *cl) {
+  pthread_mutex_lock(&cl->lock);
+  ndx_cl_report **at = &cl->pending;
+  while (*at) {
+    ndx_cl_report *r = *at;
+    cl_int done = CL_QUEUED;
+    if (clGetEventInfo(r->read, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof done, &done, NULL) !=
+            CL_SUCCESS ||
+        done != CL_COMPLETE) {
+      at = &r->next;
+      continue;
+    }
+    *at = r->next;
+    if (r->host[0])
+      keep_fault(cl, r);
+    else
+      ndx_cl_report_free(r);
+  }
+  pthread_mutex_unlock(&cl->lock);
 }
 
 ndx_status ndx_cl_check(ndx_cl *cl) {
   if (!cl) return ndx_set_error(NDX_EINVAL, "ndx_cl_check: cl is NULL");
   pthread_mutex_lock(&cl->lock);
-  check *c = cl->pending;
-  cl->pending = NULL;
+  ndx_cl_report *r = cl->pending, *oldest = cl->kept;
+  cl->pending = cl->kept = NULL;
   pthread_mutex_unlock(&cl->lock);
-  /* the list is newest first: report the oldest violation */
-  ndx_status s = NDX_OK;
-  while (c) {
-    check *next = c->next;
-    ndx_status t = check_finish(c);
-    if (t != NDX_OK) s = t;
-    c = next;
+  cl_int failed = CL_SUCCESS;
+  while (r) {
+    ndx_cl_report *next = r->next;
+    cl_int e = clWaitForEvents(1, &r->read);
+    if (e != CL_SUCCESS) failed = e;
+    if (e == CL_SUCCESS && r->host[0] && (!oldest || r->seq < oldest->seq)) {
+      ndx_cl_report_free(oldest);
+      oldest = r;
+    } else {
+      ndx_cl_report_free(r);
+    }
+    r = next;
   }
+  ndx_status s = NDX_OK;
+  if (oldest)
+    s = report_status(oldest);
+  else if (failed != CL_SUCCESS)
+    s = ndx_cl_fail("ndx_cl_check", "clWaitForEvents", failed);
+  ndx_cl_report_free(oldest);
   return s;
 }
+
+/* ---- Enqueue ----------------------------------------------------------------- */
 
 /* Enqueues the plan's kernel; in the bounds-check build with its status
  * buffer and read-back. */
 static ndx_status enqueue_kernel(const ndx_cl_plan *plan, cl_command_queue queue, cl_mem dst,
-                                 cl_mem src, const buffer_info *bd, const buffer_info *bs,
+                                 cl_mem src, const ndx_cl_buffer *bd, const ndx_cl_buffer *bs,
                                  cl_uint nwait, const cl_event *wait, cl_event *done) {
   static const char fn[] = "ndx_cl_plan_enqueue";
   ndx_cl *cl = plan->cl;
-  check *c = NULL;
+  ndx_cl_report *c = NULL;
   cl_int e;
   if (NDX_BOUNDS_CHECK) {
-    c = calloc(1, sizeof *c);
-    if (!c) return ndx_set_error(NDX_ENOMEM, "%s: out of host memory", fn);
-    c->status = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                               sizeof c->host, c->host, &e);
-    if (e != CL_SUCCESS) {
-      free(c);
-      return cl_fail(fn, "clCreateBuffer", e);
-    }
+    ndx_status s = ndx_cl_report_new(cl, fn, &c);
+    if (s != NDX_OK) return s;
     snprintf(c->kernel, sizeof c->kernel, "%s%s", plan->kernel_name, plan->wide ? " (64-bit)" : "");
     c->size[0] = bd->size;
     c->size[1] = bs->size;
@@ -687,34 +771,29 @@ static ndx_status enqueue_kernel(const ndx_cl_plan *plan, cl_command_queue queue
   }
   pthread_mutex_unlock(&cl->lock);
   if (e != CL_SUCCESS) {
-    if (c) {
-      clReleaseMemObject(c->status);
-      free(c);
-    }
-    return cl_fail(fn, call, e);
+    ndx_cl_report_free(c);
+    return ndx_cl_fail(fn, call, e);
   }
   if (c) {
-    e = clEnqueueReadBuffer(queue, c->status, CL_FALSE, 0, sizeof c->host, c->host, 1, &ev,
-                            &c->read);
-    if (e != CL_SUCCESS) {
-      /* the queued kernel holds c->status: no need to wait for it (it may
-       * wait for the host) */
-      clReleaseEvent(ev);
-      clReleaseMemObject(c->status);
-      free(c);
-      return cl_fail(fn, "clEnqueueReadBuffer", e);
-    }
-    if (nwait == 0) {
-      ndx_status s = check_finish(c);
+    if (nwait == 0) { /* this build waits for a copy with no wait list */
+      e = clEnqueueReadBuffer(queue, c->status, CL_FALSE, 0, sizeof c->host, c->host, 1, &ev,
+                              &c->read);
+      if (e != CL_SUCCESS) {
+        clReleaseEvent(ev);
+        ndx_cl_report_free(c);
+        return ndx_cl_fail(fn, "clEnqueueReadBuffer", e);
+      }
+      ndx_status s = report_finish(c);
       if (s != NDX_OK) {
         clReleaseEvent(ev);
         return s;
       }
     } else {
-      pthread_mutex_lock(&cl->lock);
-      c->next = cl->pending;
-      cl->pending = c;
-      pthread_mutex_unlock(&cl->lock);
+      ndx_status s = ndx_cl_report_enqueue(cl, fn, c, queue, ev);
+      if (s != NDX_OK) {
+        clReleaseEvent(ev);
+        return s;
+      }
     }
   }
   if (done)
@@ -736,38 +815,30 @@ ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, 
   if ((nwait > 0) != (wait != NULL))
     return ndx_set_error(NDX_EINVAL, "%s: nwait is %u but wait is %s", fn, (unsigned)nwait,
                          wait ? "not NULL" : "NULL");
-  cl_context ctx;
-  cl_device_id dev;
-  cl_int e = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL);
-  if (e == CL_SUCCESS) e = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
-  if (e != CL_SUCCESS) return cl_fail(fn, "clGetCommandQueueInfo", e);
-  if (ctx != plan->cl->context || dev != plan->cl->device)
-    return ndx_set_error(NDX_EINVAL, "%s: queue belongs to another %s than the ndx_cl's", fn,
-                         ctx != plan->cl->context ? "context" : "device");
-  buffer_info bd, bs;
-  ndx_status s = check_buffer(plan, dst, "dst", plan->dst_lo, plan->dst_end, &bd);
-  if (s == NDX_OK) s = check_buffer(plan, src, "src", plan->src_lo, plan->src_end, &bs);
+  ndx_status s = ndx_cl_check_queue(plan->cl, fn, queue);
   if (s != NDX_OK) return s;
-  /* bytes of one buffer (or of sub-buffers of one buffer), in its coordinates */
-  uint64_t d0 = bd.offset + (uint64_t)plan->dst_lo, d1 = bd.offset + (uint64_t)plan->dst_end;
-  uint64_t s0 = bs.offset + (uint64_t)plan->src_lo, s1 = bs.offset + (uint64_t)plan->src_end;
-  if (bd.root == bs.root && d0 < s1 && s0 < d1)
-    return ndx_set_error(
-        NDX_EINVAL, "%s: dst and src are %s and the layouts share bytes [%llu, %llu)%s", fn,
-        dst == src ? "one buffer" : "sub-buffers of one buffer",
-        (unsigned long long)(d0 > s0 ? d0 : s0), (unsigned long long)(d1 < s1 ? d1 : s1),
-        dst == src ? "" : " of their parent");
+  ndx_cl_buffer bd, bs;
+  s = ndx_cl_check_buffer(plan->cl, fn, dst, "dst", plan->dst_lo, plan->dst_end, plan->unchecked,
+                          &bd);
+  if (s == NDX_OK)
+    s = ndx_cl_check_buffer(plan->cl, fn, src, "src", plan->src_lo, plan->src_end, plan->unchecked,
+                            &bs);
+  if (s == NDX_OK)
+    s = ndx_cl_check_disjoint(fn, "dst", dst, &bd, plan->dst_lo, plan->dst_end, "src", src, &bs,
+                              plan->src_lo, plan->src_end);
+  if (s != NDX_OK) return s;
+  cl_int e;
   switch (plan->path) {
   case NDX_PATH_EMPTY:
     if (done || nwait) {
       e = clEnqueueMarkerWithWaitList(queue, nwait, wait, done);
-      if (e != CL_SUCCESS) return cl_fail(fn, "clEnqueueMarkerWithWaitList", e);
+      if (e != CL_SUCCESS) return ndx_cl_fail(fn, "clEnqueueMarkerWithWaitList", e);
     }
     return NDX_OK;
   case NDX_PATH_BUFFER:
     e = clEnqueueCopyBuffer(queue, src, dst, plan->src_off, plan->dst_off, plan->bytes, nwait, wait,
                             done);
-    if (e != CL_SUCCESS) return cl_fail(fn, "clEnqueueCopyBuffer", e);
+    if (e != CL_SUCCESS) return ndx_cl_fail(fn, "clEnqueueCopyBuffer", e);
     return NDX_OK;
   default:
     return enqueue_kernel(plan, queue, dst, src, &bd, &bs, nwait, wait, done);

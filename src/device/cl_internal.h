@@ -43,4 +43,21 @@ int ndx_cl_plan_wide(const ndx_cl_plan *plan);
  * what each does (elements or bytes; 0 for the empty and buffer paths). */
 void ndx_cl_plan_work(const ndx_cl_plan *plan, size_t *items, long long *chunk);
 
+/* Flags of ndx_cl_index_flags. */
+enum {
+  NDX_CL_INDEX_WIDE = 1u,      /* the 64-bit kernels even where 32-bit would do */
+  NDX_CL_INDEX_SKIP_CHECK = 2u /* no check pass (ndx-bench's measure of its cost); a gather
+                                * or a unique scatter only, and the index must be valid */
+};
+
+/* ndx_cl_gather (`scatter` false) or ndx_cl_scatter with `internal` flags,
+ * so that tests reach the 64-bit kernels on small data and the bench times
+ * the check pass. NDX_EINVAL for unknown flags, or SKIP_CHECK on a claims
+ * scatter. */
+ndx_status ndx_cl_index_flags(bool scatter, unsigned internal, ndx_cl *cl, cl_command_queue queue,
+                              cl_mem dst, const ndx_layout *dst_l, cl_mem src,
+                              const ndx_layout *src_l, int axis, cl_mem index,
+                              const ndx_layout *index_l, int index_bits, unsigned flags, int bits,
+                              cl_uint nwait, const cl_event *wait, cl_event *done);
+
 #endif /* NDX_CL_INTERNAL_H */

@@ -11,6 +11,9 @@
 #define NDX_CL_GATHER_ELEMS 512
 #define NDX_CL_BYTES_ELEMS 2048
 
+/* Index elements a gather's or scatter's check item tests. */
+#define NDX_CL_INDEX_CHECK_ELEMS 4096
+
 /* Work-items per work-group (less where a kernel allows less). */
 #define NDX_CL_LOCAL_SIZE 64
 

@@ -1,0 +1,133 @@
+/* ndx_index.cl: ndx's gather and scatter kernels, thin wrappers over the
+ * work-item bodies of ndx_index_items.h; one program with ndx_copy.cl
+ * (kernels/meson.build embeds the two as one source), built in both index
+ * forms.
+ *
+ *   ndx_index_check    the check pass: index elements [i*chunk, ...) of the
+ *                      check pack; claims NULL for no claims
+ *   ndx_index_copy_B   the copy pass, C-order elements [i*chunk, ...) of the
+ *                      copy pack (B = 8 .. 128); `rows` for one value per row
+ *   ndx_index_bytes_B  the copy pass below 8 bits, destination bytes
+ *                      [first + i*chunk, ...) (B = 1, 2, 4)
+ * A copy work-item returns at once when status[0] (the check pass's fault
+ * word) is set.
+ *
+ * Built with -DNDX_BOUNDS_CHECK, each kernel takes the buffers' sizes and a
+ * bounds status as the copy kernels do (ndx_copy.cl), and first checks every
+ * position its elements reach, the index's and, for a valid value, the
+ * gathered or scattered one: operand 0 dst, 1 src, 2 index. */
+#include "ndx_index_items.h"
+
+#define NDX_INDEX_ARGS                                                                             \
+  __constant const ndx_pack_head *p, __global uchar *restrict dst,                                 \
+      __global const uchar *restrict src, __global const uchar *restrict index,                    \
+      __global const uint *restrict status, int index_bits, long d, int wrap, long bias,           \
+      long step0, long step1, long chunk
+
+#ifdef NDX_BOUNDS_CHECK
+#define NDX_INDEX_CHECK_ARGS                                                                       \
+  , ulong dst_size, ulong src_size, ulong index_size, __global uint *bounds
+
+/* The positions element i of the copy pack reaches, checked: 1 when one is
+ * outside its buffer (then recorded). */
+NDX_FN int ndx_check_index_elem(NDX_PACK_ARG, long i, int bits, int index_bits, long d, int wrap,
+                                long bias, long step0, long step1,
+                                __global const uchar *restrict index, ulong dst_size,
+                                ulong src_size, ulong index_size, long item,
+                                __global uint *bounds) {
+  long pi = ndx_position_wN(p, 2, (NDX_WORD)i);
+  if (ndx_check_elem(2, pi, index_bits, index_size, item, bounds)) return 1;
+  long k = ndx_index_value(ndx_load_index(index, pi, index_bits) - bias, d, wrap);
+  if (k < 0) return 0;
+  return ndx_check_elem(0, ndx_position_wN(p, 0, (NDX_WORD)i) + k * step0, bits, dst_size, item,
+                        bounds) ||
+         ndx_check_elem(1, ndx_position_wN(p, 1, (NDX_WORD)i) + k * step1, bits, src_size, item,
+                        bounds);
+}
+
+NDX_FN int ndx_check_index_walk(NDX_PACK_ARG, long i0, long i1, int bits, int index_bits, long d,
+                                int wrap, long bias, long step0, long step1,
+                                __global const uchar *restrict index, ulong dst_size,
+                                ulong src_size, ulong index_size, long item,
+                                __global uint *bounds) {
+  for (long i = i0; i < i1; i++)
+    if (ndx_check_index_elem(p, i, bits, index_bits, d, wrap, bias, step0, step1, index, dst_size,
+                             src_size, index_size, item, bounds))
+      return 1;
+  return 0;
+}
+#define NDX_INDEX_CHECK_RANGE(B, i0, i1)                                                           \
+  if (ndx_check_index_walk(p, i0, i1, B, index_bits, d, wrap, bias, step0, step1, index, dst_size, \
+                           src_size, index_size, (long)get_global_id(0), bounds))                  \
+    return;
+#else
+#define NDX_INDEX_CHECK_ARGS
+#define NDX_INDEX_CHECK_RANGE(B, i0, i1)
+#endif
+
+__kernel void ndx_index_check(__constant const ndx_pack_head *p,
+                              __global const uchar *restrict index, int index_bits, long d,
+                              int wrap, __global uint *claims, long claim_stride,
+                              __global uint *status, long chunk NDX_INDEX_CHECK_ARGS) {
+  long item = (long)get_global_id(0);
+#ifdef NDX_BOUNDS_CHECK
+  (void)dst_size;
+  (void)src_size;
+  long i0 = item * chunk, i1 = ndx_min64(p->numel, i0 + chunk);
+  for (long i = i0; i < i1; i++)
+    if (ndx_check_elem(2, ndx_position_wN(p, 0, (NDX_WORD)i), index_bits, index_size, item, bounds))
+      return;
+#endif
+  ndx_index_check_item_wN(p, index, index_bits, d, wrap, claims, claim_stride, status, item, chunk);
+}
+
+#define NDX_INDEX_COPY_KERNEL(B)                                                                   \
+  __kernel void ndx_index_copy_##B(NDX_INDEX_ARGS, int rows NDX_INDEX_CHECK_ARGS) {                \
+    if (status[0]) return;                                                                         \
+    long item = (long)get_global_id(0), i0 = item * chunk;                                         \
+    NDX_INDEX_CHECK_RANGE(B, i0, ndx_min64(p->numel, i0 + chunk))                                  \
+    if (rows)                                                                                      \
+      ndx_index_copy_item_wN(p, dst, src, index, B, index_bits, d, wrap, bias, step0, step1, item, \
+                             chunk, 1);                                                            \
+    else                                                                                           \
+      ndx_index_copy_item_wN(p, dst, src, index, B, index_bits, d, wrap, bias, step0, step1, item, \
+                             chunk, 0);                                                            \
+  }
+
+#ifdef NDX_BOUNDS_CHECK
+/* The C-order elements of a bytes item's destination bytes. */
+NDX_FN void ndx_index_bytes_range(NDX_PACK_ARG, int bits, long item, long chunk, long *i0,
+                                  long *i1) {
+  long lo, hi, first, end;
+  ndx_span_wN(p, 0, &lo, &hi);
+  ndx_bytes_span(lo, hi, bits, &first, &end);
+  long b0 = ndx_min64(end, first + item * chunk), b1 = ndx_min64(end, b0 + chunk);
+  int lg = ndx_sub_log2(bits);
+  *i0 = p->numel == 0 ? 0 : ndx_count_below_wN(p, b0 << lg);
+  *i1 = p->numel == 0 ? 0 : ndx_count_below_wN(p, b1 << lg);
+}
+#define NDX_INDEX_BYTES_CHECK(B)                                                                   \
+  long c0, c1;                                                                                     \
+  ndx_index_bytes_range(p, B, (long)get_global_id(0), chunk, &c0, &c1);                            \
+  NDX_INDEX_CHECK_RANGE(B, c0, c1)
+#else
+#define NDX_INDEX_BYTES_CHECK(B)
+#endif
+
+#define NDX_INDEX_BYTES_KERNEL(B)                                                                  \
+  __kernel void ndx_index_bytes_##B(NDX_INDEX_ARGS NDX_INDEX_CHECK_ARGS) {                         \
+    if (status[0]) return;                                                                         \
+    NDX_INDEX_BYTES_CHECK(B)                                                                       \
+    (void)step0;                                                                                   \
+    ndx_index_bytes_item_wN(p, dst, src, index, B, index_bits, d, wrap, bias, step1,               \
+                            (long)get_global_id(0), chunk);                                        \
+  }
+
+NDX_INDEX_COPY_KERNEL(8)
+NDX_INDEX_COPY_KERNEL(16)
+NDX_INDEX_COPY_KERNEL(32)
+NDX_INDEX_COPY_KERNEL(64)
+NDX_INDEX_COPY_KERNEL(128)
+NDX_INDEX_BYTES_KERNEL(1)
+NDX_INDEX_BYTES_KERNEL(2)
+NDX_INDEX_BYTES_KERNEL(4)

@@ -1,0 +1,232 @@
+/* ndx_index_items.h: the per-work-item bodies of ndx's gathers and scatters
+ * (src/host/index_plan.h has the two passes and their operands), shared by
+ * the OpenCL kernels (kernels/ndx_index.cl), the CUDA kernels
+ * (kernels/ndx_index.cu) and the host emulation of both
+ * (tests/test_device_host.c, tests/test_cuda_emulate.cu). Private to ndx,
+ * like ndx_copy_items.h, whose conventions it keeps: define NDX_WIDE before
+ * including, the per-form functions are name_wN.
+ *
+ *   check  ndx_index_check_item: a range of the index's elements; each
+ *          value is tested, the first fault recorded in the status words,
+ *          and (claims) the winner of each slot kept by an atomic max
+ *   copy   ndx_index_copy_item (8 bits and up: a C-order range, by rows
+ *          where the index is constant along the innermost axis) and
+ *          ndx_index_bytes_item (1, 2, 4 bits: destination bytes it owns)
+ *
+ * The status words (ndx_u32[NDX_INDEX_STATUS_WORDS]): [0] 0, or 1 once a
+ * fault is recorded; [1..2] the element's C-order index in S, [3..4] its
+ * value (low, high 32 bits). A copy work-item reads word 0 first and copies
+ * nothing when it is set. */
+
+#include "ndx_copy_items.h"
+
+#ifndef NDX_INDEX_ITEMS_H
+#define NDX_INDEX_ITEMS_H
+
+#define NDX_INDEX_STATUS_WORDS 8
+
+/* The two atomic steps: claiming the fault record (0 -> 1, true for the one
+ * caller that did) and keeping a claim's maximum. The host's emulation runs
+ * one work-item at a time. */
+#if defined(NDX_OPENCL_C)
+#define ndx_atomic_take(p) (atomic_cmpxchg((volatile NDX_GLOBAL ndx_u32 *)(p), 0u, 1u) == 0u)
+#define ndx_atomic_max(p, v) atomic_max((volatile NDX_GLOBAL ndx_u32 *)(p), (v))
+#elif defined(__CUDA_ARCH__)
+#define ndx_atomic_take(p) (atomicCAS((unsigned *)(p), 0u, 1u) == 0u)
+#define ndx_atomic_max(p, v) atomicMax((unsigned *)(p), (unsigned)(v))
+#else
+NDX_FN int ndx_atomic_take(ndx_u32 *p) {
+  if (*p) return 0;
+  *p = 1;
+  return 1;
+}
+NDX_FN void ndx_atomic_max(ndx_u32 *p, ndx_u32 v) {
+  if (*p < v) *p = v;
+}
+#endif
+
+/* Records a fault: the first caller writes the element and its value. */
+NDX_FN void ndx_index_fault_record(NDX_GLOBAL ndx_u32 *status, ndx_i64 order, ndx_i64 v) {
+  if (!ndx_atomic_take(status)) return;
+  status[1] = (ndx_u32)(ndx_u64)order;
+  status[2] = (ndx_u32)((ndx_u64)order >> 32);
+  status[3] = (ndx_u32)(ndx_u64)v;
+  status[4] = (ndx_u32)((ndx_u64)v >> 32);
+}
+#endif /* NDX_INDEX_ITEMS_H */
+
+/* ==== Bodies, once per index form ========================================= */
+
+#ifndef NDX_INDEX_ITEMS_H_WN
+#define NDX_INDEX_ITEMS_H_WN
+#define ndx_walk_wN NDX_WN(ndx_walk_w32, ndx_walk_w64)
+#define ndx_walk_start_wN NDX_WN(ndx_walk_start_w32, ndx_walk_start_w64)
+#define ndx_walk_next_row_wN NDX_WN(ndx_walk_next_row_w32, ndx_walk_next_row_w64)
+#define ndx_index_check_item_wN NDX_WN(ndx_index_check_item_w32, ndx_index_check_item_w64)
+#define ndx_index_copy_item_wN NDX_WN(ndx_index_copy_item_w32, ndx_index_copy_item_w64)
+#define ndx_index_bytes_item_wN NDX_WN(ndx_index_bytes_item_w32, ndx_index_bytes_item_w64)
+#endif
+
+#if (NDX_WIDE && !defined(NDX_INDEX_ITEMS_H_W64)) || (!NDX_WIDE && !defined(NDX_INDEX_ITEMS_H_W32))
+#if NDX_WIDE
+#define NDX_INDEX_ITEMS_H_W64
+#else
+#define NDX_INDEX_ITEMS_H_W32
+#endif
+
+/* An odometer over every operand of a pack (up to four): ndx_odo's walk,
+ * row by row. */
+typedef struct ndx_walk_wN {
+  NDX_WORD index[NDX_PACK_MAX_RANK];
+  NDX_WORD pos[4];
+} ndx_walk_wN;
+
+NDX_FN void ndx_walk_start_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk_wN *w, NDX_WORD i) {
+  ndx_unravel_wN(p, i, w->index);
+  for (int k = 0; k < 4; k++)
+    w->pos[k] = k < (int)p->nops ? ndx_index_position_wN(p, k, w->index) : 0;
+}
+
+/* From index j of the innermost axis, whose row is done: to the next row's
+ * start. */
+NDX_FN void ndx_walk_next_row_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk_wN *w, NDX_WORD j) {
+  int in = (int)p->rank - 1, n = (int)p->nops;
+  for (int k = 0; k < n; k++) w->pos[k] -= j * ndx_stride_wN(p, k, in);
+  w->index[in] = 0;
+  for (int a = in - 1; a >= 0; a--) {
+    NDX_WORD d = ndx_extent_wN(p, a);
+    if (w->index[a] + 1 < d) {
+      w->index[a]++;
+      for (int k = 0; k < n; k++) w->pos[k] += ndx_stride_wN(p, k, a);
+      return;
+    }
+    w->index[a] = 0;
+    for (int k = 0; k < n; k++) w->pos[k] -= (d - 1) * ndx_stride_wN(p, k, a);
+  }
+}
+
+/* Check pass, work-item `item`: the index elements [item*chunk, ...) of the
+ * check pack (index_plan.h: operands index, claim slot, axis coordinate,
+ * C-order index in S). `claims` is NULL without claims. */
+NDX_FN void ndx_index_check_item_wN(NDX_CONSTANT const ndx_pack_head *p,
+                                    NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int index_bits,
+                                    ndx_i64 d, int wrap, NDX_GLOBAL ndx_u32 *claims,
+                                    ndx_i64 claim_stride, NDX_GLOBAL ndx_u32 *status, ndx_i64 item,
+                                    ndx_i64 chunk) {
+  ndx_i64 i0 = item * chunk;
+  if (i0 >= p->numel) return;
+  ndx_i64 n = ndx_min64(p->numel, i0 + chunk) - i0;
+  ndx_walk_wN w;
+  ndx_walk_start_wN(p, &w, (NDX_WORD)i0);
+  int in = (int)p->rank - 1;
+  NDX_WORD ext = ndx_extent_wN(p, in);
+  NDX_WORD s0 = ndx_stride_wN(p, 0, in), s1 = ndx_stride_wN(p, 1, in);
+  NDX_WORD s2 = ndx_stride_wN(p, 2, in), s3 = ndx_stride_wN(p, 3, in);
+  for (;;) {
+    NDX_WORD j = w.index[in], run = (NDX_WORD)ndx_min64(ext - j, n);
+    for (NDX_WORD t = 0; t < run; t++) {
+      ndx_i64 v = ndx_load_index(index, w.pos[0] + t * s0, index_bits);
+      ndx_i64 k = ndx_index_value(v, d, wrap);
+      if (k < 0) {
+        ndx_index_fault_record(status, (ndx_i64)(w.pos[3] + t * s3), v);
+        return;
+      }
+      if (claims)
+        ndx_atomic_max(claims + (w.pos[1] + t * s1 + k * claim_stride),
+                       (ndx_u32)(w.pos[2] + t * s2 + 1));
+    }
+    n -= run;
+    if (n == 0) return;
+    ndx_walk_next_row_wN(p, &w, j);
+  }
+}
+
+/* Copy pass (8 bits and up), work-item `item`: C-order elements [item*chunk,
+ * ...) of the copy pack (operands dst, src, index). Value v read at operand
+ * 2 gives k = ndx_index_value(v - bias, d, wrap); a valid k copies src
+ * position + k*step1 to dst position + k*step0, an invalid one nothing.
+ * `rows` (a constant in the caller) promises innermost strides 1, 1, 0: one
+ * value per row and the row copied as a block. */
+NDX_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
+                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
+                                   int index_bits, ndx_i64 d, int wrap, ndx_i64 bias, ndx_i64 step0,
+                                   ndx_i64 step1, ndx_i64 item, ndx_i64 chunk, int rows) {
+  ndx_i64 i0 = item * chunk;
+  if (i0 >= p->numel) return;
+  ndx_i64 n = ndx_min64(p->numel, i0 + chunk) - i0;
+  ndx_walk_wN w;
+  ndx_walk_start_wN(p, &w, (NDX_WORD)i0);
+  int in = (int)p->rank - 1;
+  NDX_WORD ext = ndx_extent_wN(p, in);
+  NDX_WORD sd = ndx_stride_wN(p, 0, in), ss = ndx_stride_wN(p, 1, in);
+  NDX_WORD si = ndx_stride_wN(p, 2, in);
+  for (;;) {
+    NDX_WORD j = w.index[in], run = (NDX_WORD)ndx_min64(ext - j, n);
+    if (rows) {
+      ndx_i64 k = ndx_index_value(ndx_load_index(index, w.pos[2], index_bits) - bias, d, wrap);
+      if (k >= 0)
+        ndx_copy_run_wN(dst, (NDX_WORD)(w.pos[0] + k * step0), 1, src,
+                        (NDX_WORD)(w.pos[1] + k * step1), 1, run, bits, 1);
+    } else {
+      for (NDX_WORD t = 0; t < run; t++) {
+        ndx_i64 v = ndx_load_index(index, w.pos[2] + t * si, index_bits) - bias;
+        ndx_i64 k = ndx_index_value(v, d, wrap);
+        if (k >= 0)
+          ndx_copy_elem(dst, w.pos[0] + t * sd + k * step0, src, w.pos[1] + t * ss + k * step1,
+                        bits);
+      }
+    }
+    n -= run;
+    if (n == 0) return;
+    ndx_walk_next_row_wN(p, &w, j);
+  }
+}
+
+/* Copy pass below 8 bits, of a pack whose destination is distinct and
+ * moves not (a gather, a claims scatter: step0 is 0): work-item `item` owns
+ * the destination bytes [first + item*chunk, ...) of the span's bytes, the
+ * C-order range of elements in them (ndx_count_below), and writes each byte
+ * once; the bits of elements with no valid value, and of no element, keep
+ * theirs. Values as ndx_index_copy_item. */
+NDX_FN void ndx_index_bytes_item_wN(NDX_CONSTANT const ndx_pack_head *p,
+                                    NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                    NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                    NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
+                                    int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,
+                                    ndx_i64 step1, ndx_i64 item, ndx_i64 chunk) {
+  ndx_i64 lo, hi, first, end;
+  ndx_span_wN(p, 0, &lo, &hi);
+  ndx_bytes_span(lo, hi, bits, &first, &end);
+  ndx_i64 b0 = first + item * chunk;
+  if (b0 >= end) return;
+  ndx_i64 b1 = ndx_min64(end, b0 + chunk);
+  int lg = ndx_sub_log2(bits);
+  ndx_i64 i0 = ndx_count_below_wN(p, b0 << lg), i1 = ndx_count_below_wN(p, b1 << lg);
+  if (i0 >= i1) return;
+  ndx_i64 n = i1 - i0, cur = -1;
+  ndx_u32 acc = 0, mask = 0;
+  ndx_walk_wN w;
+  ndx_walk_start_wN(p, &w, (NDX_WORD)i0);
+  int in = (int)p->rank - 1;
+  NDX_WORD ext = ndx_extent_wN(p, in);
+  NDX_WORD sd = ndx_stride_wN(p, 0, in), ss = ndx_stride_wN(p, 1, in);
+  NDX_WORD si = ndx_stride_wN(p, 2, in);
+  for (;;) {
+    NDX_WORD j = w.index[in], run = (NDX_WORD)ndx_min64(ext - j, n);
+    for (NDX_WORD t = 0; t < run; t++) {
+      ndx_i64 v = ndx_load_index(index, w.pos[2] + t * si, index_bits) - bias;
+      ndx_i64 k = ndx_index_value(v, d, wrap);
+      if (k >= 0)
+        ndx_bits_put(dst, &cur, &acc, &mask, w.pos[0] + t * sd,
+                     ndx_load_bits(src, w.pos[1] + t * ss + k * step1, bits), bits);
+    }
+    n -= run;
+    if (n == 0) break;
+    ndx_walk_next_row_wN(p, &w, j);
+  }
+  ndx_bits_flush(dst, cur, acc, mask);
+}
+
+#endif /* one index form */

@@ -1,0 +1,102 @@
+/* cl_runtime.h: what the OpenCL runtime's two files share: cl.c (programs,
+ * copy plans, enqueue, reports) and cl_index.c (gather and scatter). */
+#ifndef NDX_CL_RUNTIME_H
+#define NDX_CL_RUNTIME_H
+
+#include <pthread.h>
+
+#include "cl_internal.h"
+#include "host/index_plan.h"
+
+#ifndef NDX_BOUNDS_CHECK
+#define NDX_BOUNDS_CHECK 0
+#endif
+
+/* The kernel families: the copy paths' (ndx_copy_path) and the index
+ * passes' (kernels/ndx_index.cl). */
+enum ndx_cl_kind {
+  NDX_CL_ROWS,
+  NDX_CL_GATHER,
+  NDX_CL_TRANSPOSE,
+  NDX_CL_BYTES,
+  NDX_CL_INDEX_COPY,  /* ndx_index_copy_B, 8 .. 128 */
+  NDX_CL_INDEX_BYTES, /* ndx_index_bytes_B, 1, 2, 4 */
+  NDX_CL_INDEX_CHECK, /* ndx_index_check, one kernel (slot 0) */
+  NDX_CL_KINDS
+};
+#define NDX_CL_WIDTHS 8 /* log2 of 1 .. 128 */
+
+/* A status buffer on its way back to the host: a kernel's bounds-check
+ * status (kernels/ndx_copy.cl; `kernel` and `size` name it), or the index
+ * fault status of a gather or scatter (kernels/ndx_index_items.h; `site`
+ * names it, site.call not NULL). */
+typedef struct ndx_cl_report {
+  struct ndx_cl_report *next;
+  unsigned long long seq; /* enqueue order, for the oldest report */
+  cl_mem status;
+  cl_event read; /* the read-back of status into host */
+  cl_uint host[8];
+  const char *fn; /* the call that made it */
+  char kernel[48];
+  size_t size[3]; /* dst's, src's and index's bytes */
+  ndx_index_site site;
+} ndx_cl_report;
+
+struct ndx_cl {
+  cl_context context;
+  cl_device_id device;
+  cl_program program[2];
+  cl_kernel kernel[2][NDX_CL_KINDS][NDX_CL_WIDTHS]; /* NULL where a kind lacks a width */
+  size_t local[2][NDX_CL_KINDS][NDX_CL_WIDTHS];
+  cl_ulong max_constant;
+  pthread_mutex_t lock;   /* kernel arguments and enqueues; the report lists */
+  ndx_cl_report *pending; /* reports enqueued and not yet read, newest first */
+  ndx_cl_report *kept;    /* the oldest fault read but not yet returned */
+  unsigned long long seq; /* reports made */
+  struct share *share;    /* the programs' entry in `shares` */
+};
+
+/* A buffer argument: its root buffer (itself, or a sub-buffer's parent), its
+ * first byte's offset there and its size. */
+typedef struct ndx_cl_buffer {
+  cl_mem root;
+  size_t offset;
+  size_t size;
+} ndx_cl_buffer;
+
+int ndx_cl_log2_bits(int bits);
+
+/* NDX_EDEVICE for OpenCL call `call` of `fn` failing with `e`. */
+ndx_status ndx_cl_fail(const char *fn, const char *call, cl_int e);
+
+/* NDX_EINVAL unless `queue` is of cl's context and device. */
+ndx_status ndx_cl_check_queue(const ndx_cl *cl, const char *fn, cl_command_queue queue);
+
+/* Checks that `mem` is a buffer of cl's context and (unless `unchecked`)
+ * holds the bytes [lo, end) argument `name` needs; fills `info`. */
+ndx_status ndx_cl_check_buffer(const ndx_cl *cl, const char *fn, cl_mem mem, const char *name,
+                               int64_t lo, int64_t end, bool unchecked, ndx_cl_buffer *info);
+
+/* NDX_EINVAL when the bytes [lo, end) of `a` and of `b` (named in the
+ * message) are bytes of one buffer that intersect. */
+ndx_status ndx_cl_check_disjoint(const char *fn, const char *na, cl_mem a, const ndx_cl_buffer *ia,
+                                 int64_t alo, int64_t aend, const char *nb, cl_mem b,
+                                 const ndx_cl_buffer *ib, int64_t blo, int64_t bend);
+
+/* A new report with a zeroed status buffer of its own, into *out. */
+ndx_status ndx_cl_report_new(ndx_cl *cl, const char *fn, ndx_cl_report **out);
+
+/* Frees a report that has no read-back enqueued. */
+void ndx_cl_report_free(ndx_cl_report *r);
+
+/* Enqueues the read-back of r's status after `after` and puts r on cl's
+ * pending list, which then owns it (ndx_cl_check, ndx_cl_reap); on failure
+ * r is freed. */
+ndx_status ndx_cl_report_enqueue(ndx_cl *cl, const char *fn, ndx_cl_report *r,
+                                 cl_command_queue queue, cl_event after);
+
+/* Frees the pending reports whose read-back is complete, without waiting,
+ * keeping the oldest fault among them for the next ndx_cl_check. */
+void ndx_cl_reap(ndx_cl *cl);
+
+#endif /* NDX_CL_RUNTIME_H */

@@ -1,0 +1,214 @@
+/* index_plan.c: the gather and scatter planner of both device runtimes
+ * (index_plan.h). */
+#include <string.h>
+
+#include "index_plan.h"
+
+/* Step 1: the arguments, checked once. S is the shape of `same` (dst_l for
+ * a gather, src_l for a scatter); `other` (src_l, dst_l) matches it except on
+ * the axis. */
+static ndx_status check_args(const char *call, bool scatter, const ndx_layout *dst_l,
+                             const ndx_layout *src_l, int axis, const ndx_layout *index_l,
+                             int index_bits, unsigned flags, int bits) {
+  ndx_status st = ndx_check_bits(call, bits);
+  if (st != NDX_OK) return st;
+  if (index_bits != 32 && index_bits != 64)
+    return ndx_set_error(NDX_EINVAL, "%s: index_bits is %d, not 32 or 64", call, index_bits);
+  unsigned known = NDX_INDEX_WRAP | (scatter ? NDX_INDEX_UNIQUE : 0u);
+  if (flags & ~known)
+    return ndx_set_error(NDX_EINVAL, "%s: flags 0x%x has bits no %s takes (0x%x)", call, flags,
+                         scatter ? "scatter" : "gather", flags & ~known);
+  st = ndx_check_layout(call, "dst_l", dst_l);
+  if (st == NDX_OK) st = ndx_check_layout(call, "src_l", src_l);
+  if (st == NDX_OK) st = ndx_check_layout(call, "index_l", index_l);
+  if (st != NDX_OK) return st;
+  const ndx_layout *same = scatter ? src_l : dst_l, *other = scatter ? dst_l : src_l;
+  const char *same_name = scatter ? "src_l" : "dst_l", *other_name = scatter ? "dst_l" : "src_l";
+  const ndx_layout *pair[2] = {same, index_l};
+  const char *const names[2] = {same_name, "index_l"};
+  st = ndx_check_same_shape(call, 2, pair, names);
+  if (st != NDX_OK) return st;
+  if (axis < 0 || axis >= same->rank)
+    return ndx_set_error(NDX_EINVAL, "%s: axis %d is outside [0, %d), the rank of %s", call, axis,
+                         (int)same->rank, same_name);
+  char a[NDX_DIMS_BUF], b[NDX_DIMS_BUF];
+  if (other->rank != same->rank)
+    return ndx_set_error(NDX_EINVAL, "%s: %s has rank %d, %s (shape %s) has rank %d", call,
+                         other_name, (int)other->rank, same_name,
+                         ndx_fmt_dims(a, sizeof a, same->rank, same->shape), (int)same->rank);
+  for (int x = 0; x < same->rank; x++)
+    if (x != axis && other->shape[x] != same->shape[x])
+      return ndx_set_error(NDX_EINVAL,
+                           "%s: %s %s and %s %s differ on axis %d (%lld and %lld), not only on "
+                           "axis %d",
+                           call, other_name, ndx_fmt_dims(a, sizeof a, other->rank, other->shape),
+                           same_name, ndx_fmt_dims(b, sizeof b, same->rank, same->shape), x,
+                           (long long)other->shape[x], (long long)same->shape[x], axis);
+  if (!ndx_is_distinct(dst_l))
+    return ndx_set_error(
+        NDX_EINVAL,
+        "%s: dst_l (shape %s, strides %s) is not distinct: two elements would share a position",
+        call, ndx_fmt_dims(a, sizeof a, dst_l->rank, dst_l->shape),
+        ndx_fmt_dims(b, sizeof b, dst_l->rank, dst_l->strides));
+  return NDX_OK;
+}
+
+/* The bytes [*lo, *end) a layout's positions touch at `bits` bits. */
+static void byte_span(const ndx_layout *l, int bits, int64_t *lo, int64_t *end) {
+  int64_t a, b;
+  ndx_span(l, &a, &b);
+  /* positions < 2^53 and bits <= 128: the products fit in int64 */
+  *lo = a == b ? 0 : a * bits / 8;
+  *end = a == b ? 0 : (b * bits + 7) / 8;
+}
+
+/* True iff every position of `l` fits in int32. */
+static bool positions_narrow(const ndx_layout *l) {
+  int64_t lo, hi;
+  ndx_span(l, &lo, &hi);
+  return hi <= INT32_MAX;
+}
+
+/* Operands over `shape` (rank axes) from stride rows and offsets, coalesced. */
+static void load(ndx_operands *o, int rank, const int64_t *shape, int n,
+                 int64_t strides[][NDX_MAX_RANK], const int64_t *offset) {
+  o->rank = rank;
+  o->nops = n;
+  o->numel = 1;
+  for (int a = 0; a < rank; a++) {
+    o->shape[a] = shape[a];
+    o->numel *= shape[a];
+  }
+  for (int k = 0; k < n; k++) {
+    o->offset[k] = o->numel == 0 ? 0 : offset[k];
+    for (int a = 0; a < rank; a++) o->strides[k][a] = strides[k][a];
+  }
+  ndx_operands_coalesce(o);
+}
+
+/* C-order strides of `shape` (rank axes) into `out`; returns the element
+ * count. */
+static int64_t c_strides(int rank, const int64_t *shape, int64_t *out) {
+  int64_t n = 1;
+  for (int a = rank - 1; a >= 0; a--) {
+    out[a] = n;
+    n *= shape[a];
+  }
+  return n;
+}
+
+/* Step 2 for the check pass: over the index's support T (S with the axes
+ * the index broadcasts dropped, the indexed axis always kept), with the
+ * claims table C of shape T but d on the axis. */
+static void plan_check(ndx_index_plan *p, const ndx_layout *index_l, bool claims) {
+  int r = p->site.rank, axis = p->site.axis;
+  int64_t t[NDX_MAX_RANK], c[NDX_MAX_RANK], cs[NDX_MAX_RANK], order[NDX_MAX_RANK];
+  for (int a = 0; a < r; a++) t[a] = a == axis || index_l->strides[a] != 0 ? p->site.shape[a] : 1;
+  memcpy(c, t, sizeof(int64_t) * (size_t)r);
+  c[axis] = p->site.d;
+  int64_t nclaims = c_strides(r, c, cs);
+  c_strides(r, p->site.shape, order);
+  int64_t st[NDX_CHECK_OPS][NDX_MAX_RANK] = {{0}}, off[NDX_CHECK_OPS] = {index_l->offset, 0, 0, 0};
+  for (int a = 0; a < r; a++) {
+    st[NDX_CHECK_INDEX][a] = index_l->strides[a];
+    st[NDX_CHECK_CLAIM][a] = claims && a != axis && c[a] > 1 ? cs[a] : 0;
+    st[NDX_CHECK_COORD][a] = a == axis ? 1 : 0;
+    st[NDX_CHECK_ORDER][a] = order[a];
+  }
+  load(&p->check, r, t, NDX_CHECK_OPS, st, off);
+  p->nclaims = claims ? nclaims : 0;
+  p->claim_stride = claims ? cs[axis] : 0;
+  memcpy(p->claims_strides, cs, sizeof(int64_t) * (size_t)r);
+  for (int a = 0; a < r; a++)
+    if (c[a] == 1 && a != axis) p->claims_strides[a] = 0;
+}
+
+/* Step 2 for the copy pass, in its form (index_plan.h). */
+static void plan_copy(ndx_index_plan *p, const ndx_layout *dst_l, const ndx_layout *src_l,
+                      const ndx_layout *index_l) {
+  int r = p->site.rank, axis = p->site.axis;
+  int64_t st[3][NDX_MAX_RANK] = {{0}}, off[3] = {dst_l->offset, src_l->offset, index_l->offset};
+  const int64_t *shape = p->form == NDX_INDEX_CLAIMS ? dst_l->shape : p->site.shape;
+  for (int a = 0; a < r; a++) {
+    st[0][a] = dst_l->strides[a];
+    st[1][a] = src_l->strides[a];
+    st[2][a] = p->form == NDX_INDEX_CLAIMS ? p->claims_strides[a] : index_l->strides[a];
+  }
+  p->step[0] = p->step[1] = 0;
+  int moved = p->form == NDX_INDEX_UNIQUE_SCATTER ? 0 : 1; /* the side the value moves */
+  p->step[moved] = st[moved][axis];
+  st[moved][axis] = 0;
+  if (p->form == NDX_INDEX_CLAIMS) off[2] = 0;
+  p->copy_d = p->form == NDX_INDEX_CLAIMS ? p->site.shape[axis] : p->site.d;
+  p->bias = p->form == NDX_INDEX_CLAIMS ? 1 : 0;
+  p->copy_wrap = p->form == NDX_INDEX_CLAIMS ? false : p->site.wrap;
+  p->copy_index_bits = p->form == NDX_INDEX_CLAIMS ? 32 : p->index_bits;
+  load(&p->copy, r, shape, 3, st, off);
+  ndx_operands_normalize(&p->copy);
+  int in = p->copy.rank - 1;
+  p->rows = p->bits >= 8 && p->copy.numel > 0 && p->copy.strides[0][in] == 1 &&
+            p->copy.strides[1][in] == 1 && p->copy.strides[2][in] == 0;
+}
+
+ndx_status ndx_index_plan_make(ndx_index_plan *p, const char *call, bool scatter,
+                               const ndx_layout *dst_l, const ndx_layout *src_l, int axis,
+                               const ndx_layout *index_l, int index_bits, unsigned flags,
+                               int bits) {
+  ndx_status st = check_args(call, scatter, dst_l, src_l, axis, index_l, index_bits, flags, bits);
+  if (st != NDX_OK) return st;
+  const ndx_layout *same = scatter ? src_l : dst_l, *indexed = scatter ? dst_l : src_l;
+  bool unique = scatter && (flags & NDX_INDEX_UNIQUE) && bits >= 8;
+  ndx_index_form form = !scatter ? NDX_INDEX_GATHER
+                        : unique ? NDX_INDEX_UNIQUE_SCATTER
+                                 : NDX_INDEX_CLAIMS;
+  if (form == NDX_INDEX_CLAIMS && same->shape[axis] > INT32_MAX)
+    return ndx_set_error(NDX_ERANGE,
+                         "%s: src_l has %lld elements along axis %d, past the 2^31 - 1 that a "
+                         "scatter without NDX_INDEX_UNIQUE (or of under 8 bits) handles",
+                         call, (long long)same->shape[axis], axis);
+  memset(p, 0, sizeof *p);
+  p->form = form;
+  p->bits = bits;
+  p->index_bits = index_bits;
+  p->site.call = call;
+  p->site.scatter = scatter;
+  p->site.wrap = (flags & NDX_INDEX_WRAP) != 0;
+  p->site.axis = axis;
+  p->site.rank = same->rank;
+  p->site.d = indexed->shape[axis];
+  memcpy(p->site.shape, same->shape, sizeof(int64_t) * (size_t)same->rank);
+  p->empty = ndx_numel(same) == 0;
+  plan_check(p, index_l, form == NDX_INDEX_CLAIMS);
+  plan_copy(p, dst_l, src_l, index_l);
+  /* the packs' words, and the positions a value reaches: every layout's
+   * positions and the claims table's */
+  p->wide = !ndx_operands_fit_narrow(&p->check) || !ndx_operands_fit_narrow(&p->copy) ||
+            !positions_narrow(dst_l) || !positions_narrow(src_l) || !positions_narrow(index_l) ||
+            p->nclaims > INT32_MAX;
+  byte_span(dst_l, bits, &p->dst_lo, &p->dst_end);
+  byte_span(src_l, bits, &p->src_lo, &p->src_end);
+  byte_span(index_l, index_bits, &p->index_lo, &p->index_end);
+  return NDX_OK;
+}
+
+ndx_status ndx_index_plan_check_pack(const ndx_index_plan *p, void *buf, size_t size,
+                                     size_t *used) {
+  return ndx_pack_write("ndx_index_plan_check_pack", buf, size, used, &p->check, p->index_bits,
+                        p->wide);
+}
+
+ndx_status ndx_index_plan_copy_pack(const ndx_index_plan *p, void *buf, size_t size, size_t *used) {
+  return ndx_pack_write("ndx_index_plan_copy_pack", buf, size, used, &p->copy, p->bits, p->wide);
+}
+
+ndx_status ndx_index_fault(const ndx_index_site *site, int64_t order, int64_t value) {
+  char s[NDX_DIMS_BUF];
+  int64_t lo = site->wrap ? -site->d : 0;
+  return ndx_set_error(NDX_ERANGE,
+                       "%s: index element %lld (C order over %s) is %lld, outside [%lld, %lld) "
+                       "for axis %d of %s: the call wrote nothing",
+                       site->call, (long long)order,
+                       ndx_fmt_dims(s, sizeof s, site->rank, site->shape), (long long)value,
+                       (long long)lo, (long long)site->d, site->axis,
+                       site->scatter ? "dst_l" : "src_l");
+}

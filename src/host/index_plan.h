@@ -1,0 +1,112 @@
+/* index_plan.h: the gather and scatter planner both device runtimes share,
+ * on plain data (ndx/ndx_index.h has the semantics).
+ *
+ * A call runs as two kernels, planned here in the order the work happens
+ * (arguments checked once; each pass's operands built, coalesced and
+ * normalized; the form chosen; the runtime writes the packs at the end):
+ *
+ *   check  over the index's own elements (S with its broadcast axes dropped,
+ *          so an index_select checks its 1-d index once): every value is
+ *          tested against the indexed axis; the first fault found is written
+ *          to a status word that is 0 otherwise. A scatter that needs claims
+ *          also claims here: slot (fibre, k) of a table of int32 keeps the
+ *          largest axis coordinate j + 1 of the elements sent to k (an atomic
+ *          max), so that the last in C order wins.
+ *   copy   returns when the status word is set, else copies element i of
+ *          operands 0 (dst) and 1 (src), with one side's position moved by
+ *          the value read at operand 2: position + k * step, k the index
+ *          value made valid (ndx_index_value in ndx_device.h; an invalid one
+ *          copies nothing, so memory safety never rests on the check pass).
+ *
+ * The copy pass takes one of three forms:
+ *   gather   over S: dst, src with stride 0 on the axis, the index;
+ *            step[1] = src's axis stride.
+ *   unique   a scatter with NDX_INDEX_UNIQUE of 8 bits and up, over S: dst
+ *            with stride 0 on the axis, src, the index; step[0] = dst's axis
+ *            stride. No claims.
+ *   claims   any other scatter, over dst's shape: dst, src with stride 0 on
+ *            the axis, the claims table; k = claim - 1 (0: no element comes
+ *            here, nothing is written); step[1] = src's axis stride. A gather
+ *            from the winners: it visits every destination element, owns
+ *            whole destination bytes below 8 bits, and is deterministic.
+ *
+ * Nothing reads a pack back to plan. */
+#ifndef NDX_INDEX_PLAN_H
+#define NDX_INDEX_PLAN_H
+
+#include "ndx/ndx_index.h"
+#include "operands.h"
+
+typedef enum ndx_index_form {
+  NDX_INDEX_GATHER,
+  NDX_INDEX_UNIQUE_SCATTER,
+  NDX_INDEX_CLAIMS
+} ndx_index_form;
+
+/* Operands of the check pass. */
+enum { NDX_CHECK_INDEX, NDX_CHECK_CLAIM, NDX_CHECK_COORD, NDX_CHECK_ORDER, NDX_CHECK_OPS };
+
+/* What a fault message names: the call, the indexed side and axis, S. */
+typedef struct ndx_index_site {
+  const char *call;
+  bool scatter, wrap;
+  int axis, rank;
+  int64_t d; /* the axis's extent on the indexed side */
+  int64_t shape[NDX_MAX_RANK];
+} ndx_index_site;
+
+typedef struct ndx_index_plan {
+  ndx_index_form form;
+  int bits, index_bits;
+  bool wide;  /* both packs in the 64-bit form */
+  bool empty; /* S has no element: nothing is launched */
+  /* The check pass, over the index's support: operand 0 the index, 1 the
+   * claim slot of k = 0 (stride 0 on the axis; all 0 without claims), 2 the
+   * coordinate j on the axis, 3 the C-order index in S (0 on the broadcast
+   * axes). Valid values: [0, site.d), or [-site.d, site.d) with site.wrap. */
+  ndx_operands check;
+  int64_t claim_stride; /* slot of (fibre, k) = claim slot of k = 0 + k * claim_stride */
+  int64_t nclaims;      /* entries of the claims table (0: no claims) */
+  /* The claims table's strides over dst's shape (0 where the index
+   * broadcasts), for the claims form's copy pass. */
+  int64_t claims_strides[NDX_MAX_RANK];
+  /* The copy pass (operands 0 dst, 1 src, 2 index or claims): a valid value
+   * v of [-copy_d, copy_d) (wrapping when copy_wrap) or [0, copy_d), minus
+   * `bias`, moves operand 0 by k * step[0] and operand 1 by k * step[1]. */
+  ndx_operands copy;
+  int64_t copy_d, bias, step[2];
+  bool copy_wrap;
+  int copy_index_bits; /* 32 for the claims table */
+  /* The innermost copy axis has strides 1, 1 and 0: one value per row, and
+   * rows copied as blocks (8 bits and up). */
+  bool rows;
+  /* The bytes each layout's positions touch: [lo, end); [0, 0) when empty
+   * (src for a gather and dst for a scatter: every position of the axis). */
+  int64_t dst_lo, dst_end, src_lo, src_end, index_lo, index_end;
+  ndx_index_site site;
+} ndx_index_plan;
+
+/* Plans a gather (`scatter` false) or a scatter for `call`'s messages,
+ * checking every argument but the buffers: `bits` a supported width,
+ * index_bits 32 or 64, axis in [0, rank), the shapes as ndx_index.h says, a
+ * distinct destination, no unknown flag (NDX_INDEX_UNIQUE only for a
+ * scatter). NDX_OK; NDX_EINVAL naming the argument and the values; NDX_ERANGE
+ * for a claims scatter of 2^31 or more elements along the axis; `p` untouched
+ * on failure. O(rank^2), no allocation. */
+ndx_status ndx_index_plan_make(ndx_index_plan *p, const char *call, bool scatter,
+                               const ndx_layout *dst_l, const ndx_layout *src_l, int axis,
+                               const ndx_layout *index_l, int index_bits, unsigned flags, int bits);
+
+/* Writes the check pass's pack into `buf` (8-aligned, at least
+ * NDX_PACK_MAX_BYTES(NDX_CHECK_OPS, NDX_MAX_RANK) bytes: then it cannot fail). */
+ndx_status ndx_index_plan_check_pack(const ndx_index_plan *p, void *buf, size_t size, size_t *used);
+
+/* Writes the copy pass's pack (at least NDX_PACK_MAX_BYTES(3, NDX_MAX_RANK)). */
+ndx_status ndx_index_plan_copy_pack(const ndx_index_plan *p, void *buf, size_t size, size_t *used);
+
+/* The fault a check pass recorded at `site`: `order` the element's C-order
+ * index in S and `value` its index value. Sets ndx_last_error() and returns
+ * NDX_ERANGE. */
+ndx_status ndx_index_fault(const ndx_index_site *site, int64_t order, int64_t value);
+
+#endif /* NDX_INDEX_PLAN_H */

@@ -1,0 +1,77 @@
+/* index_oracle.h: the reference gather and scatter (ndx/ndx_index.h), by
+ * the definition, on host buffers: what the device suites (OpenCL and the
+ * CUDA emulator), the examples and `ndx gather` / `ndx scatter` check
+ * against. Plain C that also compiles as C++. Include oracle.h first. */
+#ifndef NDX_TEST_INDEX_ORACLE_H
+#define NDX_TEST_INDEX_ORACLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ndx/ndx_index.h"
+
+/* The index element at position `pos` of a buffer of `index_bits` (32, 64)
+ * signed little-endian integers. */
+static inline int64_t oracle_index_at(const uint8_t *index, int64_t pos, int index_bits) {
+  if (index_bits == 32) {
+    int32_t v;
+    memcpy(&v, index + pos * 4, 4);
+    return v;
+  }
+  int64_t v;
+  memcpy(&v, index + pos * 8, 8);
+  return v;
+}
+
+/* Index value v as a coordinate of an axis of extent d, or -1. */
+static inline int64_t oracle_index_coord(int64_t v, int64_t d, unsigned flags) {
+  if ((flags & NDX_INDEX_WRAP) && v < 0 && v >= -d) v += d;
+  return v >= 0 && v < d ? v : -1;
+}
+
+/* The first element of S (C order) whose index value is no coordinate of
+ * the indexed axis (extent d), with its value in *value; -1 when none. */
+static inline int64_t oracle_index_fault(const ndx_layout *index_l, const uint8_t *index,
+                                         int index_bits, int64_t d, unsigned flags,
+                                         int64_t *value) {
+  int64_t n = oracle_numel(index_l);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t v = oracle_index_at(index, oracle_position_of(index_l, k), index_bits);
+    if (oracle_index_coord(v, d, flags) < 0) {
+      *value = v;
+      return k;
+    }
+  }
+  return -1;
+}
+
+/* The reference gather (`scatter` false) or scatter: S is index_l's shape;
+ * for every index i of S in C order, the element at i of the side with
+ * S's shape and the one at i with coordinate `axis` replaced by the index
+ * value on the other side are copied, src to dst; with a fault nothing is
+ * written. Returns the faulting element as oracle_index_fault does (-1: the
+ * copy was made). C order makes the last of duplicates win. */
+static inline int64_t oracle_index_copy(bool scatter, uint8_t *dst, const ndx_layout *dst_l,
+                                        const uint8_t *src, const ndx_layout *src_l, int axis,
+                                        const uint8_t *index, const ndx_layout *index_l,
+                                        int index_bits, unsigned flags, int bits, int64_t *value) {
+  const ndx_layout *indexed = scatter ? dst_l : src_l, *same = scatter ? src_l : dst_l;
+  int64_t d = indexed->shape[axis];
+  int64_t bad = oracle_index_fault(index_l, index, index_bits, d, flags, value);
+  if (bad >= 0) return bad;
+  int64_t n = oracle_numel(index_l), at[NDX_MAX_RANK];
+  for (int64_t k = 0; k < n; k++) {
+    oracle_unravel(index_l->rank, index_l->shape, k, at);
+    int64_t v = oracle_index_at(index, oracle_position(index_l, at), index_bits);
+    int64_t ps = oracle_position(same, at);
+    at[axis] = oracle_index_coord(v, d, flags);
+    int64_t pi = oracle_position(indexed, at);
+    if (scatter)
+      oracle_copy_element(dst, pi, src, ps, bits, NULL);
+    else
+      oracle_copy_element(dst, ps, src, pi, bits, NULL);
+  }
+  return -1;
+}
+
+#endif /* NDX_TEST_INDEX_ORACLE_H */

@@ -1,0 +1,485 @@
+/* test_cl_index.c: ndx_cl_gather and ndx_cl_scatter on a real OpenCL device
+ * (PoCL in CI), each call compared byte for byte, over the whole
+ * destination buffer, with the reference of tests/index_oracle.h applied to
+ * the same pre-filled destination: untouched bytes, and untouched bits of
+ * shared bytes, are checked too. Faults must write nothing and be reported
+ * by ndx_cl_check naming an element whose value is really out of range.
+ * Environment as tests/test_cl.c. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/cl_internal.h"
+#include "ndx/ndx_cl.h"
+#include "cl_env.h"
+#include "oracle.h"
+#include "index_oracle.h"
+
+static cl_env env;
+
+static void setup(void) {
+  cl_env_open(&env);
+}
+
+static void teardown(void) {
+  cl_env_close(&env);
+}
+
+TestSuite(cl_index, .init = setup, .fini = teardown);
+
+static const int widths[] = {1, 2, 4, 8, 16, 32, 64, 128};
+
+static cl_mem buffer(size_t size, const void *data) {
+  cl_int e;
+  cl_mem m = clCreateBuffer(env.context, CL_MEM_READ_WRITE, size, NULL, &e);
+  cr_assert_eq(e, CL_SUCCESS, "clCreateBuffer(%zu): %d", size, e);
+  if (data) {
+    e = clEnqueueWriteBuffer(env.queue, m, CL_TRUE, 0, size, data, 0, NULL, NULL);
+    cr_assert_eq(e, CL_SUCCESS, "clEnqueueWriteBuffer: %d", e);
+  }
+  return m;
+}
+
+static void read_back(cl_mem m, size_t size, void *out) {
+  cl_int e = clEnqueueReadBuffer(env.queue, m, CL_TRUE, 0, size, out, 0, NULL, NULL);
+  cr_assert_eq(e, CL_SUCCESS, "clEnqueueReadBuffer: %d", e);
+}
+
+/* Bytes a buffer for `l` needs, plus a margin that must stay untouched. */
+static size_t buffer_bytes(const ndx_layout *l, int bits) {
+  int64_t lo, hi;
+  ndx_span(l, &lo, &hi);
+  return (size_t)((hi * bits + 7) / 8) + 16;
+}
+
+static ndx_layout contiguous(int rank, const int64_t *shape) {
+  ndx_layout l;
+  cr_assert_eq(ndx_contiguous(&l, rank, shape), NDX_OK, "%s", ndx_last_error());
+  return l;
+}
+
+/* A random view layout of `shape` that is distinct (a destination). */
+static ndx_layout distinct_view(oracle_rng *r, int rank, const int64_t *shape) {
+  for (int tries = 0; tries < 50; tries++) {
+    ndx_layout l = oracle_view_layout_of_shape(r, rank, shape);
+    if (ndx_is_distinct(&l)) return l;
+  }
+  return contiguous(rank, shape);
+}
+
+/* One call on the device, checked against the reference: the whole dst
+ * buffer, and, for a fault, nothing written and ndx_cl_check naming a
+ * faulty element. `internal` as ndx_cl_index_flags. Returns true when the
+ * reference found a fault. */
+static bool check_call(bool scatter, const ndx_layout *dst_l, const ndx_layout *src_l, int axis,
+                       const ndx_layout *index_l, const uint8_t *index, int index_bits,
+                       unsigned flags, int bits, unsigned internal, oracle_rng *r) {
+  size_t nd = buffer_bytes(dst_l, bits), ns = buffer_bytes(src_l, bits);
+  size_t ni = buffer_bytes(index_l, index_bits);
+  uint8_t *src = malloc(ns), *want = malloc(nd), *got = malloc(nd);
+  for (size_t i = 0; i < ns; i++) src[i] = (uint8_t)oracle_next(r);
+  for (size_t i = 0; i < nd; i++) want[i] = (uint8_t)oracle_next(r);
+  cl_mem md = buffer(nd, want), ms = buffer(ns, src), mi = buffer(ni, index);
+  int64_t value = 0;
+  int64_t bad = oracle_index_copy(scatter, want, dst_l, src, src_l, axis, index, index_l,
+                                  index_bits, flags, bits, &value);
+  ndx_status s = ndx_cl_index_flags(scatter, internal, env.cl, env.queue, md, dst_l, ms, src_l,
+                                    axis, mi, index_l, index_bits, flags, bits, 0, NULL, NULL);
+  cr_assert_eq(s, NDX_OK, "%s", ndx_last_error());
+  ndx_status c = ndx_cl_check(env.cl);
+  read_back(md, nd, got);
+  char a[256], b[256], i[256];
+  oracle_describe(a, sizeof a, dst_l);
+  oracle_describe(b, sizeof b, src_l);
+  oracle_describe(i, sizeof i, index_l);
+  for (size_t k = 0; k < nd; k++)
+    cr_assert_eq(got[k], want[k],
+                 "%s %d-bit, axis %d, index %d-bit flags %u: dst %s src %s index %s: byte %zu is "
+                 "0x%02x, want 0x%02x",
+                 scatter ? "scatter" : "gather", bits, axis, index_bits, flags, a, b, i, k, got[k],
+                 want[k]);
+  if (bad < 0) {
+    cr_assert_eq(c, NDX_OK, "%s", ndx_last_error());
+  } else {
+    cr_assert_eq(c, NDX_ERANGE, "a fault at element %lld (value %lld) unreported", (long long)bad,
+                 (long long)value);
+    long long order, v;
+    const char *m = strstr(ndx_last_error(), "index element ");
+    cr_assert(m && sscanf(m, "index element %lld (C order over %*[^)]) is %lld", &order, &v) == 2,
+              "%s", ndx_last_error());
+    int64_t at[NDX_MAX_RANK];
+    oracle_unravel(index_l->rank, index_l->shape, order, at);
+    int64_t really = oracle_index_at(index, oracle_position(index_l, at), index_bits);
+    const ndx_layout *indexed = scatter ? dst_l : src_l;
+    cr_assert_eq(really, v, "%s", ndx_last_error());
+    cr_assert_lt(oracle_index_coord(really, indexed->shape[axis], flags), 0, "%s",
+                 ndx_last_error());
+  }
+  clReleaseMemObject(md);
+  clReleaseMemObject(ms);
+  clReleaseMemObject(mi);
+  free(src);
+  free(want);
+  free(got);
+  return bad >= 0;
+}
+
+/* An index buffer for `index_l` of values in [lo, hi]. */
+static uint8_t *random_index(oracle_rng *r, const ndx_layout *index_l, int index_bits, int64_t lo,
+                             int64_t hi) {
+  size_t n = buffer_bytes(index_l, index_bits) / (size_t)(index_bits / 8) + 1;
+  uint8_t *b = malloc(n * (size_t)(index_bits / 8));
+  for (size_t k = 0; k < n; k++) {
+    int64_t v = hi >= lo ? oracle_between(r, lo, hi) : 0;
+    if (index_bits == 32) {
+      int32_t w = (int32_t)v;
+      memcpy(b + k * 4, &w, 4);
+    } else {
+      memcpy(b + k * 8, &v, 8);
+    }
+  }
+  return b;
+}
+
+/* A random shape of rank 1..5 and small extents (an axis of 0 now and
+ * then), the axis, and the indexed side's extent on it. */
+static int random_case(oracle_rng *r, int64_t *shape, int *axis, int64_t *d) {
+  int rank = (int)oracle_between(r, 1, 5);
+  for (int a = 0; a < rank; a++)
+    shape[a] = oracle_between(r, 0, 30) == 0 ? 0 : oracle_between(r, 1, rank <= 2 ? 9 : 4);
+  *axis = (int)oracle_between(r, 0, rank - 1);
+  *d = oracle_between(r, 0, 12) == 0 ? 1 : oracle_between(r, 1, 7);
+  return rank;
+}
+
+static void random_calls(bool scatter, int iters, uint64_t seed) {
+  oracle_rng r = {seed};
+  int faults = 0;
+  for (int iter = 0; iter < iters; iter++) {
+    int64_t s[NDX_MAX_RANK], o[NDX_MAX_RANK], d;
+    int axis, rank = random_case(&r, s, &axis, &d);
+    memcpy(o, s, sizeof s);
+    o[axis] = d; /* the indexed side */
+    int bits = widths[iter % 8], index_bits = iter % 3 ? 32 : 64;
+    unsigned flags = oracle_between(&r, 0, 2) == 0 ? NDX_INDEX_WRAP : 0;
+    ndx_layout index_l = oracle_view_layout_of_shape(&r, rank, s);
+    ndx_layout same =
+        scatter ? oracle_view_layout_of_shape(&r, rank, s) : distinct_view(&r, rank, s);
+    ndx_layout other =
+        scatter ? distinct_view(&r, rank, o) : oracle_view_layout_of_shape(&r, rank, o);
+    /* one call in 16 has an out-of-range value somewhere */
+    int64_t lo = flags & NDX_INDEX_WRAP ? -d : 0, hi = d - 1;
+    if (iter % 16 == 5) hi = d + 2;
+    uint8_t *index = random_index(&r, &index_l, index_bits, lo, hi);
+    unsigned internal = iter % 4 == 3 ? NDX_CL_INDEX_WIDE : 0;
+    faults += check_call(scatter, scatter ? &other : &same, scatter ? &same : &other, axis,
+                         &index_l, index, index_bits, flags, bits, internal, &r);
+    free(index);
+  }
+  cr_assert_gt(faults, 0, "no random call had a fault");
+}
+
+Test(cl_index, random_gathers_every_width_match_the_reference) {
+  cl_env_need(&env);
+  random_calls(false, 400, 11);
+}
+
+Test(cl_index, random_scatters_every_width_last_in_c_order_wins) {
+  cl_env_need(&env);
+  random_calls(true, 400, 12);
+}
+
+/* Unique scatters: each fibre's index an injection into [0, d). */
+Test(cl_index, unique_scatters_every_width) {
+  cl_env_need(&env);
+  oracle_rng r = {13};
+  for (int iter = 0; iter < 160; iter++) {
+    int64_t s[NDX_MAX_RANK], o[NDX_MAX_RANK], d;
+    int axis, rank = random_case(&r, s, &axis, &d);
+    d = s[axis] + oracle_between(&r, 0, 4);
+    memcpy(o, s, sizeof s);
+    o[axis] = d;
+    int bits = widths[iter % 8], index_bits = iter % 2 ? 32 : 64;
+    ndx_layout index_l = contiguous(rank, s);
+    ndx_layout src_l = oracle_view_layout_of_shape(&r, rank, s), dst_l = distinct_view(&r, rank, o);
+    int64_t n = oracle_numel(&index_l), fibre = s[axis], inner = 1;
+    for (int a = axis + 1; a < rank; a++) inner *= s[a];
+    uint8_t *index = random_index(&r, &index_l, index_bits, 0, 0);
+    for (int64_t k = 0; k < n && fibre > 0; k++) {
+      int64_t j = k / inner % fibre, base = k - j * inner; /* the fibre's first element */
+      if (j != 0) continue;
+      int64_t perm[16];
+      for (int64_t t = 0; t < d; t++) perm[t] = t;
+      for (int64_t t = d - 1; t > 0; t--) {
+        int64_t u = oracle_between(&r, 0, t), w = perm[t];
+        perm[t] = perm[u];
+        perm[u] = w;
+      }
+      for (int64_t t = 0; t < fibre; t++) {
+        int64_t pos = base + t * inner, v = perm[t];
+        if (index_bits == 32) {
+          int32_t w = (int32_t)v;
+          memcpy(index + pos * 4, &w, 4);
+        } else {
+          memcpy(index + pos * 8, &v, 8);
+        }
+      }
+    }
+    check_call(true, &dst_l, &src_l, axis, &index_l, index, index_bits, NDX_INDEX_UNIQUE, bits,
+               iter % 3 == 2 ? NDX_CL_INDEX_WIDE : 0, &r);
+    free(index);
+  }
+}
+
+/* Every hostile value, in both index widths, at a random element: the call
+ * writes nothing and ndx_cl_check names it. */
+Test(cl_index, hostile_index_values_write_nothing) {
+  cl_env_need(&env);
+  oracle_rng r = {14};
+  const int64_t hostile[] = {INT64_MIN,        INT64_MIN + 1,    -1,        -5,        5,        6,
+                             (int64_t)1 << 31, (int64_t)1 << 53, INT64_MAX, INT32_MIN, INT32_MAX};
+  int64_t s[2] = {6, 4}, o[2] = {5, 4};
+  ndx_layout index_l = contiguous(2, s), big = contiguous(2, s), small = contiguous(2, o);
+  for (size_t h = 0; h < sizeof hostile / sizeof *hostile; h++) {
+    for (int ib = 32; ib <= 64; ib += 32) {
+      for (int scatter = 0; scatter < 2; scatter++) {
+        for (unsigned flags = 0; flags <= NDX_INDEX_WRAP; flags += NDX_INDEX_WRAP) {
+          uint8_t *index = random_index(&r, &index_l, ib, 0, 4);
+          int64_t v = ib == 32 ? (int64_t)(int32_t)hostile[h] : hostile[h];
+          if (oracle_index_coord(v, 5, flags) >= 0) {
+            free(index);
+            continue; /* -1 and -5 wrap to valid values */
+          }
+          int64_t at = oracle_between(&r, 0, 23);
+          if (ib == 32) {
+            int32_t w = (int32_t)v;
+            memcpy(index + at * 4, &w, 4);
+          } else {
+            memcpy(index + at * 8, &v, 8);
+          }
+          bool fault = check_call(scatter, scatter ? &small : &big, scatter ? &big : &small, 0,
+                                  &index_l, index, ib, flags, 32, 0, &r);
+          cr_assert(fault);
+          free(index);
+        }
+      }
+    }
+  }
+}
+
+/* index_select / embedding lookup: a 1-d index unsqueezed and broadcast to
+ * S, rows of a table gathered; a 4-bit table too. */
+Test(cl_index, index_select_is_a_broadcast_index) {
+  cl_env_need(&env);
+  oracle_rng r = {15};
+  int64_t ntok = 37, vocab = 50, dim = 24;
+  ndx_layout ids = contiguous(1, &ntok), col, index_l;
+  cr_assert_eq(ndx_unsqueeze(&col, &ids, 1), NDX_OK);
+  cr_assert_eq(ndx_broadcast(&index_l, &col, 2, (int64_t[]){ntok, dim}), NDX_OK);
+  ndx_layout table = contiguous(2, (int64_t[]){vocab, dim});
+  ndx_layout out = contiguous(2, (int64_t[]){ntok, dim});
+  for (int w = 0; w < 8; w++) {
+    uint8_t *index = random_index(&r, &ids, 32, 0, vocab - 1);
+    check_call(false, &out, &table, 0, &index_l, index, 32, 0, widths[w], 0, &r);
+    free(index);
+  }
+}
+
+/* KV-cache rows: new rows written at slots, with and without the promise;
+ * duplicated slots take the last row. */
+Test(cl_index, kv_cache_rows_and_duplicates) {
+  cl_env_need(&env);
+  oracle_rng r = {16};
+  int64_t nnew = 9, slots = 20, dim = 16;
+  ndx_layout ids = contiguous(1, &nnew), col, index_l;
+  cr_assert_eq(ndx_unsqueeze(&col, &ids, 1), NDX_OK);
+  cr_assert_eq(ndx_broadcast(&index_l, &col, 2, (int64_t[]){nnew, dim}), NDX_OK);
+  ndx_layout rows = contiguous(2, (int64_t[]){nnew, dim});
+  ndx_layout cache = contiguous(2, (int64_t[]){slots, dim});
+  int32_t unique[9] = {3, 0, 19, 7, 8, 1, 12, 4, 15}, dup[9] = {3, 3, 5, 3, 5, 0, 19, 19, 3};
+  for (int w = 0; w < 8; w++) {
+    check_call(true, &cache, &rows, 0, &index_l, (uint8_t *)unique, 32, NDX_INDEX_UNIQUE, widths[w],
+               0, &r);
+    check_call(true, &cache, &rows, 0, &index_l, (uint8_t *)unique, 32, 0, widths[w], 0, &r);
+    check_call(true, &cache, &rows, 0, &index_l, (uint8_t *)dup, 32, 0, widths[w], 0, &r);
+  }
+}
+
+/* take_along_axis on the inner axis, negative indices wrapped. */
+Test(cl_index, take_along_axis_with_wrap) {
+  cl_env_need(&env);
+  oracle_rng r = {17};
+  int64_t s[2] = {33, 40};
+  ndx_layout l = contiguous(2, s);
+  for (int w = 0; w < 8; w++) {
+    uint8_t *index = random_index(&r, &l, 64, -40, 39);
+    check_call(false, &l, &l, 1, &l, index, 64, NDX_INDEX_WRAP, widths[w], 0, &r);
+    free(index);
+  }
+}
+
+/* ---- Refusals ------------------------------------------------------------------------ */
+
+#define REFUSED(status, want, text)                                                                \
+  do {                                                                                             \
+    cr_assert_eq((status), (want), "%s", ndx_last_error());                                        \
+    cr_assert(strstr(ndx_last_error(), (text)), "'%s' lacks '%s'", ndx_last_error(), (text));      \
+  } while (0)
+
+Test(cl_index, refusals_enqueue_nothing) {
+  cl_env_need(&env);
+  uint8_t fill[512], got[512];
+  for (int i = 0; i < 512; i++) fill[i] = (uint8_t)(i * 7);
+  cl_mem md = buffer(512, fill), ms = buffer(512, fill), mi = buffer(512, NULL);
+  cl_mem tiny = buffer(8, fill);
+  int32_t zeros[64] = {0};
+  clEnqueueWriteBuffer(env.queue, mi, CL_TRUE, 0, sizeof zeros, zeros, 0, NULL, NULL);
+  ndx_layout d = contiguous(2, (int64_t[]){4, 8}), s = contiguous(2, (int64_t[]){6, 8});
+  ndx_layout i = contiguous(2, (int64_t[]){4, 8}), bad = contiguous(2, (int64_t[]){4, 7});
+  ndx_cl *cl = env.cl;
+  cl_command_queue q = env.queue;
+  REFUSED(ndx_cl_gather(NULL, q, md, &d, ms, &s, 0, mi, &i, 32, 0, 32, 0, NULL, NULL), NDX_EINVAL,
+          "cl is NULL");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, ms, &s, 0, NULL, &i, 32, 0, 32, 0, NULL, NULL), NDX_EINVAL,
+          "index is NULL");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, ms, &s, 0, mi, NULL, 32, 0, 32, 0, NULL, NULL), NDX_EINVAL,
+          "index_l");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, ms, &s, 0, mi, &i, 32, 0, 12, 0, NULL, NULL), NDX_EINVAL,
+          "12");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, ms, &s, 0, mi, &i, 16, 0, 32, 0, NULL, NULL), NDX_EINVAL,
+          "index_bits is 16");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, ms, &s, 2, mi, &i, 32, 0, 32, 0, NULL, NULL), NDX_EINVAL,
+          "axis 2 is outside [0, 2)");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, ms, &s, -1, mi, &i, 32, 0, 32, 0, NULL, NULL), NDX_EINVAL,
+          "axis -1");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, ms, &s, 1, mi, &i, 32, 0, 32, 0, NULL, NULL), NDX_EINVAL,
+          "differ on axis 0 (6 and 4)");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, ms, &s, 0, mi, &bad, 32, 0, 32, 0, NULL, NULL), NDX_EINVAL,
+          "index_l");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, ms, &s, 0, mi, &i, 32, NDX_INDEX_UNIQUE, 32, 0, NULL, NULL),
+          NDX_EINVAL, "flags 0x2");
+  REFUSED(ndx_cl_scatter(cl, q, ms, &s, md, &d, 0, mi, &i, 32, 4u, 32, 0, NULL, NULL), NDX_EINVAL,
+          "flags 0x4");
+  ndx_layout row = contiguous(1, (int64_t[]){8}), bc;
+  cr_assert_eq(ndx_broadcast(&bc, &row, 2, (int64_t[]){4, 8}), NDX_OK);
+  REFUSED(ndx_cl_gather(cl, q, md, &bc, ms, &s, 0, mi, &i, 32, 0, 32, 0, NULL, NULL), NDX_EINVAL,
+          "not distinct");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, md, &s, 0, mi, &i, 32, 0, 32, 0, NULL, NULL), NDX_EINVAL,
+          "dst and src are one buffer");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, ms, &s, 0, md, &i, 32, 0, 32, 0, NULL, NULL), NDX_EINVAL,
+          "dst and index are one buffer");
+  REFUSED(ndx_cl_gather(cl, q, tiny, &d, ms, &s, 0, mi, &i, 32, 0, 32, 0, NULL, NULL), NDX_ERANGE,
+          "dst needs 128 bytes");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, ms, &s, 0, tiny, &i, 32, 0, 32, 0, NULL, NULL), NDX_ERANGE,
+          "index needs 128 bytes");
+  REFUSED(ndx_cl_gather(cl, q, md, &d, ms, &s, 0, mi, &i, 32, 0, 32, 1, NULL, NULL), NDX_EINVAL,
+          "nwait is 1");
+  ndx_layout r0 = contiguous(0, NULL);
+  REFUSED(ndx_cl_gather(cl, q, md, &r0, ms, &r0, 0, mi, &r0, 32, 0, 32, 0, NULL, NULL), NDX_EINVAL,
+          "outside [0, 0)");
+  clFinish(q);
+  read_back(md, sizeof got, got);
+  cr_assert(memcmp(got, fill, sizeof got) == 0, "a refused call wrote dst");
+  cr_assert_eq(ndx_cl_check(cl), NDX_OK, "%s", ndx_last_error());
+  clReleaseMemObject(md);
+  clReleaseMemObject(ms);
+  clReleaseMemObject(mi);
+  clReleaseMemObject(tiny);
+}
+
+/* A faulty call does not stop what is queued after it; ndx_cl_check reports
+ * the oldest fault once, then nothing. */
+Test(cl_index, copies_after_a_fault_run_and_the_fault_is_reported_once) {
+  cl_env_need(&env);
+  int64_t n = 64;
+  ndx_layout l = contiguous(1, &n);
+  float src[64], dst[64], got[64];
+  int32_t bad[64], good[64];
+  for (int k = 0; k < 64; k++) {
+    src[k] = (float)k;
+    dst[k] = -1.0f;
+    good[k] = 63 - k;
+    bad[k] = k;
+  }
+  bad[10] = 64;
+  bad[20] = -3;
+  cl_mem ms = buffer(sizeof src, src), md = buffer(sizeof dst, dst), mb = buffer(sizeof bad, bad);
+  cl_mem mg = buffer(sizeof good, good), md2 = buffer(sizeof dst, dst);
+  cl_event done;
+  cr_assert_eq(
+      ndx_cl_gather(env.cl, env.queue, md, &l, ms, &l, 0, mb, &l, 32, 0, 32, 0, NULL, NULL),
+      NDX_OK);
+  cr_assert_eq(
+      ndx_cl_gather(env.cl, env.queue, md2, &l, ms, &l, 0, mg, &l, 32, 0, 32, 0, NULL, &done),
+      NDX_OK);
+  cr_assert_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+  clReleaseEvent(done);
+  read_back(md2, sizeof got, got);
+  for (int k = 0; k < 64; k++) cr_assert_eq(got[k], (float)(63 - k));
+  read_back(md, sizeof got, got);
+  for (int k = 0; k < 64; k++) cr_assert_eq(got[k], -1.0f, "the faulty call wrote element %d", k);
+  cr_assert_eq(ndx_cl_check(env.cl), NDX_ERANGE);
+  cr_assert(strstr(ndx_last_error(), "ndx_cl_gather: index element ") &&
+                strstr(ndx_last_error(), "outside [0, 64) for axis 0 of src_l"),
+            "%s", ndx_last_error());
+  cr_assert_eq(ndx_cl_check(env.cl), NDX_OK, "%s", ndx_last_error());
+  clReleaseMemObject(ms);
+  clReleaseMemObject(md);
+  clReleaseMemObject(mb);
+  clReleaseMemObject(mg);
+  clReleaseMemObject(md2);
+}
+
+/* ---- Threads --------------------------------------------------------------------------- */
+
+typedef struct job {
+  cl_mem dst, src, index;
+  int64_t rows;
+  ndx_status status;
+} job;
+
+static void *run_job(void *arg) {
+  job *j = arg;
+  int64_t dim = 32;
+  ndx_layout ids, col, index_l, table, out;
+  ndx_contiguous(&ids, 1, &j->rows);
+  ndx_unsqueeze(&col, &ids, 1);
+  ndx_broadcast(&index_l, &col, 2, (int64_t[]){j->rows, dim});
+  ndx_contiguous(&table, 2, (int64_t[]){100, dim});
+  ndx_contiguous(&out, 2, (int64_t[]){j->rows, dim});
+  for (int k = 0; k < 20 && j->status == NDX_OK; k++)
+    j->status = ndx_cl_gather(env.cl, env.queue, j->dst, &out, j->src, &table, 0, j->index,
+                              &index_l, 32, 0, 32, 0, NULL, NULL);
+  return NULL;
+}
+
+Test(cl_index, eight_threads_on_one_ndx_cl) {
+  cl_env_need(&env);
+  enum { T = 8, ROWS = 40, DIM = 32 };
+  static float table[100 * DIM], got[ROWS * DIM];
+  for (int k = 0; k < 100 * DIM; k++) table[k] = (float)k;
+  cl_mem mt = buffer(sizeof table, table);
+  job jobs[T];
+  pthread_t th[T];
+  for (int t = 0; t < T; t++) {
+    int32_t ids[ROWS];
+    for (int k = 0; k < ROWS; k++) ids[k] = (k * 7 + t * 13) % 100;
+    jobs[t] = (job){buffer(sizeof got, NULL), mt, buffer(sizeof ids, ids), ROWS, NDX_OK};
+  }
+  for (int t = 0; t < T; t++) pthread_create(&th[t], NULL, run_job, &jobs[t]);
+  for (int t = 0; t < T; t++) pthread_join(th[t], NULL);
+  clFinish(env.queue);
+  cr_assert_eq(ndx_cl_check(env.cl), NDX_OK, "%s", ndx_last_error());
+  for (int t = 0; t < T; t++) {
+    cr_assert_eq(jobs[t].status, NDX_OK);
+    read_back(jobs[t].dst, sizeof got, got);
+    for (int k = 0; k < ROWS; k++)
+      for (int c = 0; c < DIM; c++)
+        cr_assert_eq(got[k * DIM + c], table[((k * 7 + t * 13) % 100) * DIM + c]);
+    clReleaseMemObject(jobs[t].dst);
+    clReleaseMemObject(jobs[t].index);
+  }
+  clReleaseMemObject(mt);
+}
