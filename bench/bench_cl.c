@@ -142,6 +142,7 @@ int bench_cl(const bench_opts *opts) {
   char csvp[4096];
   report_open(&e, csvp, sizeof csvp);
   for (int i = 0; i < ncases; i++) run_case(&e, &cases[i]);
+  run_index_cases(&e);
   if (e.csv) fclose(e.csv);
 
   run_small(&e);

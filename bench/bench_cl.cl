@@ -12,6 +12,9 @@
  *   bench_naive_sub_B  the same for B = 1, 2, 4: one destination byte per
  *                      work-item (a contiguous destination at position 0),
  *                      its elements' source positions from ndx_position
+ *   bench_naive_index_32  the naive gather and scatter: one 32-bit element
+ *                      per work-item, the moved side's position from
+ *                      ndx_indexed_position (what a user's kernel does)
  *
  * The prototype kernels that tuned ndx's own are in tune_cl.cl (ndx-tune-cl).
  *
@@ -72,3 +75,23 @@ BENCH_NAIVE(128)
 BENCH_NAIVE_SUB(1)
 BENCH_NAIVE_SUB(2)
 BENCH_NAIVE_SUB(4)
+
+/* Operands 0 dst, 1 src, 2 an int32 index, packed by ndx_pack over S; the
+ * side `moved` (1 for a gather, 0 for a scatter) narrowed to extent 1 on
+ * the indexed axis and broadcast to S, `d` and `stride` that axis's extent
+ * and stride in its own layout. */
+__kernel void bench_naive_index_32(__constant const ndx_pack_head *p, __global uchar *restrict dst,
+                                   __global const uchar *restrict src,
+                                   __global const uchar *restrict index, long d, long stride,
+                                   int moved) {
+  long i = (long)get_global_id(0);
+  if (i >= p->numel) return;
+  long v = ndx_load_index(index, NDX_W(ndx_position)(p, 2, (NDX_WORD)i), 32);
+  long m = NDX_W(ndx_indexed_position)(p, moved, (NDX_WORD)i, v, d, stride, 0);
+  if (m < 0) return;
+  long o = NDX_W(ndx_position)(p, 1 - moved, (NDX_WORD)i);
+  if (moved)
+    ndx_copy_elem(dst, o, src, m, 32);
+  else
+    ndx_copy_elem(dst, m, src, o, 32);
+}

@@ -70,15 +70,28 @@ void print_load(const char *when);
 
 /* ---- One timed operation, and groups of them (bench_cl_ops.c) ------------------- */
 
-typedef enum op_kind { OP_PLAN, OP_COPY, OP_KERNEL, OP_COPYBUF, OP_RECT, OP_CLBLAST } op_kind;
+typedef enum op_kind {
+  OP_PLAN,
+  OP_COPY,
+  OP_INDEX,
+  OP_KERNEL,
+  OP_COPYBUF,
+  OP_RECT,
+  OP_CLBLAST
+} op_kind;
 
 typedef struct op {
   op_kind kind;
   env *e;
   cl_mem dst, src;
   const ndx_cl_plan *plan;         /* OP_PLAN */
-  const ndx_layout *dst_l, *src_l; /* OP_COPY */
-  int bits;                        /* OP_COPY */
+  const ndx_layout *dst_l, *src_l; /* OP_COPY, OP_INDEX */
+  int bits;                        /* OP_COPY, OP_INDEX */
+  cl_mem index;                    /* OP_INDEX: ndx_cl_index_flags's arguments */
+  const ndx_layout *index_l;
+  int axis;
+  unsigned index_flags, internal;
+  bool scatter;
   cl_kernel kernel;                /* OP_KERNEL, arguments set */
   size_t global, local;            /* OP_KERNEL; local 0: the runtime's choice */
   size_t src_off, dst_off, bytes;  /* OP_COPYBUF */
@@ -238,6 +251,11 @@ void report_open(env *e, char *csvp, size_t csvsz);
 void report_case(env *e, const case_spec *c, const case_data *d, const case_figs *r);
 /* Runs bench/chart.py on the CSV; says where the PNG went or why not. */
 void draw_chart(const env *e, const char *csv);
+
+/* ---- Gathers and scatters (bench_cl_index.c) ------------------------------------- */
+
+/* Measures and reports the gather and scatter cases. */
+void run_index_cases(env *e);
 
 /* ---- Small copies: the cost of one call (bench_cl_small.c) ----------------------- */
 

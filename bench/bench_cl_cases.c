@@ -13,11 +13,21 @@
 /* ---- Targets ------------------------------------------------------------------- */
 
 static const target targets[] = {
-    {"contiguous", 0.95, 0, ">=0.95"}, {"slice", 0.70, 0, ">=0.70"},
-    {"narrow", 0.70, 0, ">=0.70"},     {"broadcast", 0.70, 0, ">=0.70"},
-    {"flip", 0.70, 0, ">=0.70"},       {"transpose", 0.50, 1.5, ">=0.50,>=1.5xCLBlast"},
-    {"permute", 0.40, 0, ">=0.40"},    {"transpose8/16", 0.40, 0, ">=0.40"},
+    {"contiguous", 0.95, 0, ">=0.95"},
+    {"slice", 0.70, 0, ">=0.70"},
+    {"narrow", 0.70, 0, ">=0.70"},
+    {"broadcast", 0.70, 0, ">=0.70"},
+    {"flip", 0.70, 0, ">=0.70"},
+    {"transpose", 0.50, 1.5, ">=0.50,>=1.5xCLBlast"},
+    {"permute", 0.40, 0, ">=0.40"},
+    {"transpose8/16", 0.40, 0, ">=0.40"},
     {"sub-byte", 0.25, 0, ">=0.25"},
+    {"embedding", 0.80, 0, ">=0.80"},
+    {"embedding4", 0.60, 0, ">=0.60"},
+    {"take_along", 0.30, 0, ">=0.30"},
+    {"scatter-unique", 0.80, 0, ">=0.80"},
+    {"scatter", 0.50, 0, ">=0.50"},
+    {"index-check", 0.90, 0, ">=0.90 of unchecked"},
 };
 
 const target *find_target(const char *group) {

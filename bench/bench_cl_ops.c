@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench_cl.h"
+#include "device/cl_internal.h"
 
 #ifdef NDX_HAVE_CLBLAST
 #include <clblast_c.h>
@@ -23,6 +24,11 @@ static bool op_enqueue(op *o) {
     break;
   case OP_COPY:
     s = ndx_cl_copy(o->e->ndx, q, o->dst, o->dst_l, o->src, o->src_l, o->bits, 0, NULL, NULL);
+    break;
+  case OP_INDEX:
+    s = ndx_cl_index_flags(o->scatter, o->internal, o->e->ndx, q, o->dst, o->dst_l, o->src,
+                           o->src_l, o->axis, o->index, o->index_l, 32, o->index_flags, o->bits, 0,
+                           NULL, NULL);
     break;
   case OP_KERNEL:
     err = clEnqueueNDRangeKernel(q, o->kernel, 1, NULL, &o->global, o->local ? &o->local : NULL, 0,

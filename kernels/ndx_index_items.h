@@ -213,14 +213,39 @@ NDX_FN void ndx_index_bytes_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   NDX_WORD ext = ndx_extent_wN(p, in);
   NDX_WORD sd = ndx_stride_wN(p, 0, in), ss = ndx_stride_wN(p, 1, in);
   NDX_WORD si = ndx_stride_wN(p, 2, in);
+  ndx_u32 per1 = (1u << lg) - 1u;
   for (;;) {
     NDX_WORD j = w.index[in], run = (NDX_WORD)ndx_min64(ext - j, n);
-    for (NDX_WORD t = 0; t < run; t++) {
-      ndx_i64 v = ndx_load_index(index, w.pos[2] + t * si, index_bits) - bias;
-      ndx_i64 k = ndx_index_value(v, d, wrap);
-      if (k >= 0)
-        ndx_bits_put(dst, &cur, &acc, &mask, w.pos[0] + t * sd,
-                     ndx_load_bits(src, w.pos[1] + t * ss + k * step1, bits), bits);
+    if (si != 0) {
+      for (NDX_WORD t = 0; t < run; t++) {
+        ndx_i64 v = ndx_load_index(index, w.pos[2] + t * si, index_bits) - bias;
+        ndx_i64 k = ndx_index_value(v, d, wrap);
+        if (k >= 0)
+          ndx_bits_put(dst, &cur, &acc, &mask, w.pos[0] + t * sd,
+                       ndx_load_bits(src, w.pos[1] + t * ss + k * step1, bits), bits);
+      }
+    } else { /* one value for the run: a row, copied by whole bytes where both sides allow */
+      ndx_i64 k = ndx_index_value(ndx_load_index(index, w.pos[2], index_bits) - bias, d, wrap);
+      ndx_i64 pd = w.pos[0], ps = w.pos[1] + (k < 0 ? 0 : k * step1);
+      NDX_WORD t = k < 0 ? run : 0;
+      if (sd == 1 && ss == 1) {
+        for (; t < run && ((ndx_u32)pd & per1) != 0; t++, pd++, ps++)
+          ndx_bits_put(dst, &cur, &acc, &mask, pd, ndx_load_bits(src, ps, bits), bits);
+        NDX_WORD full = (run - t) >> lg;
+        if (full > 0 && ((ndx_u32)ps & per1) == 0) {
+          ndx_bits_flush(dst, cur, acc, mask);
+          cur = -1;
+          acc = mask = 0;
+          NDX_GLOBAL ndx_u8 *q = dst + (pd >> lg);
+          NDX_GLOBAL const ndx_u8 *r = src + (ps >> lg);
+          for (NDX_WORD b = 0; b < full; b++) q[b] = r[b];
+          pd += (ndx_i64)full << lg;
+          ps += (ndx_i64)full << lg;
+          t += full << lg;
+        }
+      }
+      for (; t < run; t++, pd += sd, ps += ss)
+        ndx_bits_put(dst, &cur, &acc, &mask, pd, ndx_load_bits(src, ps, bits), bits);
     }
     n -= run;
     if (n == 0) break;

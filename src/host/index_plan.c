@@ -123,28 +123,38 @@ static void plan_check(ndx_index_plan *p, const ndx_layout *index_l, bool claims
     if (c[a] == 1 && a != axis) p->claims_strides[a] = 0;
 }
 
-/* Step 2 for the copy pass, in its form (index_plan.h). */
+/* Step 2 for the copy pass, in its form (index_plan.h). The pass is
+ * normalized for the destination's own strides: a unique scatter's operand
+ * 0 has stride 0 on the axis, so its real strides ride along as a fourth
+ * operand that orders the axes and is then dropped. */
 static void plan_copy(ndx_index_plan *p, const ndx_layout *dst_l, const ndx_layout *src_l,
                       const ndx_layout *index_l) {
   int r = p->site.rank, axis = p->site.axis;
-  int64_t st[3][NDX_MAX_RANK] = {{0}}, off[3] = {dst_l->offset, src_l->offset, index_l->offset};
-  const int64_t *shape = p->form == NDX_INDEX_CLAIMS ? dst_l->shape : p->site.shape;
+  bool unique = p->form == NDX_INDEX_UNIQUE_SCATTER, claims = p->form == NDX_INDEX_CLAIMS;
+  int64_t st[4][NDX_MAX_RANK] = {{0}};
+  int64_t off[4] = {dst_l->offset, src_l->offset, claims ? 0 : index_l->offset, dst_l->offset};
+  const int64_t *shape = claims ? dst_l->shape : p->site.shape;
   for (int a = 0; a < r; a++) {
-    st[0][a] = dst_l->strides[a];
+    st[0][a] = st[3][a] = dst_l->strides[a];
     st[1][a] = src_l->strides[a];
-    st[2][a] = p->form == NDX_INDEX_CLAIMS ? p->claims_strides[a] : index_l->strides[a];
+    st[2][a] = claims ? p->claims_strides[a] : index_l->strides[a];
   }
   p->step[0] = p->step[1] = 0;
-  int moved = p->form == NDX_INDEX_UNIQUE_SCATTER ? 0 : 1; /* the side the value moves */
-  p->step[moved] = st[moved][axis];
+  int moved = unique ? 3 : 1; /* the operand the value moves */
+  p->step[unique ? 0 : 1] = st[moved][axis];
   st[moved][axis] = 0;
-  if (p->form == NDX_INDEX_CLAIMS) off[2] = 0;
-  p->copy_d = p->form == NDX_INDEX_CLAIMS ? p->site.shape[axis] : p->site.d;
-  p->bias = p->form == NDX_INDEX_CLAIMS ? 1 : 0;
-  p->copy_wrap = p->form == NDX_INDEX_CLAIMS ? false : p->site.wrap;
-  p->copy_index_bits = p->form == NDX_INDEX_CLAIMS ? 32 : p->index_bits;
-  load(&p->copy, r, shape, 3, st, off);
+  p->copy_d = claims ? p->site.shape[axis] : p->site.d;
+  p->bias = claims ? 1 : 0;
+  p->copy_wrap = claims ? false : p->site.wrap;
+  p->copy_index_bits = claims ? 32 : p->index_bits;
+  load(&p->copy, r, shape, unique ? 4 : 3, st, off);
   ndx_operands_normalize(&p->copy);
+  if (unique) { /* operand 0 becomes the moved destination */
+    ndx_operands *q = &p->copy;
+    q->offset[0] = q->offset[3];
+    for (int a = 0; a < q->rank; a++) q->strides[0][a] = q->strides[3][a];
+    q->nops = 3;
+  }
   int in = p->copy.rank - 1;
   p->rows = p->bits >= 8 && p->copy.numel > 0 && p->copy.strides[0][in] == 1 &&
             p->copy.strides[1][in] == 1 && p->copy.strides[2][in] == 0;
