@@ -40,8 +40,30 @@ char *ndx_fmt_dims(char *buf, size_t size, int n, const int64_t *v) {
   return buf;
 }
 
+/* True iff every extent is in [1, 2^53] and they multiply to at most 2^53,
+ * their product then stored in *numel: the common case of ndx_check_shape and
+ * of the layout checks below, branch-free over the axes. Each d - 1 is below
+ * 2^53 iff their bitwise or is (2^53 a power of 2). */
+static bool extents_within_limits(int rank, const int64_t *shape, int64_t *numel) {
+  int64_t product = 1;
+  uint64_t steps = 0;
+  bool overflow = false;
+  for (int a = 0; a < rank; a++) {
+    steps |= (uint64_t)shape[a] - 1;
+    overflow |= __builtin_mul_overflow(product, shape[a], &product);
+  }
+  *numel = product;
+  return steps < (uint64_t)NDX_MAX_NUMEL && !overflow && product <= NDX_MAX_NUMEL;
+}
+
 ndx_status ndx_check_shape(const char *call, const char *what, int rank, const int64_t *shape,
                            int64_t *numel) {
+  int64_t count;
+  if (rank >= 0 && rank <= NDX_MAX_RANK && (shape || rank == 0) &&
+      extents_within_limits(rank, shape, &count)) {
+    *numel = count;
+    return NDX_OK;
+  }
   if (rank < 0) return ndx_set_error(NDX_EINVAL, "%s: %s has negative rank %d", call, what, rank);
   if (rank > NDX_MAX_RANK)
     return ndx_set_error(NDX_ERANGE, "%s: %s has rank %d, past the limit of %d axes", call, what,
@@ -90,19 +112,6 @@ ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k,
  * element; a false sends the layout to the exact walk of ndx_layout_flaw,
  * which also accepts the ones with no element. */
 
-/* True iff every extent is in [1, 2^53] and they multiply to at most 2^53.
- * Each d - 1 is below 2^53 iff their bitwise or is (2^53 a power of 2). */
-static bool extents_within_limits(int rank, const int64_t *shape) {
-  int64_t product = 1;
-  uint64_t steps = 0;
-  bool overflow = false;
-  for (int a = 0; a < rank; a++) {
-    steps |= (uint64_t)shape[a] - 1;
-    overflow |= __builtin_mul_overflow(product, shape[a], &product);
-  }
-  return steps < (uint64_t)NDX_MAX_NUMEL && !overflow && product <= NDX_MAX_NUMEL;
-}
-
 /* For extents in [1, 2^53]: true iff every position is in [0, 2^53). With the
  * offset (a position) in [0, 2^53) and each axis's reach (d-1)*s in
  * [-2^53, 2^53), as every reach of a layout within the limits is but
@@ -128,7 +137,9 @@ static bool positions_within_limits(int rank, const int64_t *shape, const int64_
 }
 
 static bool layout_within_limits(const ndx_layout *l) {
-  return l->rank >= 0 && l->rank <= NDX_MAX_RANK && extents_within_limits(l->rank, l->shape) &&
+  int64_t numel;
+  return l->rank >= 0 && l->rank <= NDX_MAX_RANK &&
+         extents_within_limits(l->rank, l->shape, &numel) &&
          positions_within_limits(l->rank, l->shape, l->strides, l->offset);
 }
 
