@@ -1021,8 +1021,7 @@ Test(error, dims_in_messages_hold_extreme_values) {
                NDX_ERANGE);
   cr_assert_str_eq(ndx_last_error(), "ndx_make: axis 0: (extent - 1) * |stride| = (2 - 1) * "
                                      "|-9223372036854775808| overflows int64");
-  cr_assert_eq(ndx_make(&out, 2, (int64_t[]){2, 2}, (int64_t[]){-1, INT64_MAX / 2}, 0),
-               NDX_ERANGE);
+  cr_assert_eq(ndx_make(&out, 2, (int64_t[]){2, 2}, (int64_t[]){-1, INT64_MAX / 2}, 0), NDX_ERANGE);
   cr_assert_str_eq(ndx_last_error(), "ndx_make: offset 0 with strides [-1,4611686018427387903] "
                                      "reaches position -1, below 0");
   ndx_layout l;
