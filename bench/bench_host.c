@@ -18,8 +18,11 @@
 #include "ndx/ndx_layout.h"
 
 /* The targets on this 2-core machine: every layout call under TARGET_CALL_NS at
- * rank 8, ndx_iter within TARGET_ITER_RATIO of a hand-written loop. */
+ * rank 8, a refused call, which writes its message, under TARGET_REFUSED_NS (a
+ * fifth of a kernel launch, about 5 us), ndx_iter within TARGET_ITER_RATIO of
+ * a hand-written loop. */
 #define TARGET_CALL_NS 100.0
+#define TARGET_REFUSED_NS 1000.0
 #define TARGET_ITER_RATIO 1.5
 
 static volatile int64_t bench_sink;
@@ -128,23 +131,24 @@ typedef struct call_case {
   const char *name;
   bench_fn fn;
   ndx_status want; /* what the call returns, checked once before timing */
-  bool target;     /* counted against the 100 ns target */
+  double limit_ns; /* the target: TARGET_CALL_NS, or TARGET_REFUSED_NS for a refusal */
 } call_case;
 
 static const call_case call_cases[] = {
-    {"ndx_make", b_make, NDX_OK, true},
-    {"reshape  [2,3,4,5,2,3,2,2] -> [3,2,5,4,3,2,2,2]", b_reshape, NDX_OK, true},
-    {"broadcast [2,1,4,1,2,1,2,2] -> [2,3,4,5,2,3,2,2]", b_broadcast, NDX_OK, true},
-    {"permute  7,6,5,4,3,2,1,0", b_permute, NDX_OK, true},
-    {"slice    8 ranges, steps 1, 2, -1", b_slice, NDX_OK, true},
-    {"window   2 windows (rank 8 -> 10)", b_window, NDX_OK, true},
-    {"narrow   axis 3, 1, 3", b_narrow, NDX_OK, true},
-    {"transpose 1 6", b_transpose, NDX_OK, true},
-    {"flip     axis 4", b_flip, NDX_OK, true},
-    {"squeeze  axis 3 (rank 8 -> 7)", b_squeeze, NDX_OK, true},
-    {"unsqueeze axis 4 (rank 8 -> 9)", b_unsqueeze, NDX_OK, true},
-    {"ndx_coalesce of 3 rank-8 layouts", b_coalesce, NDX_OK, true},
-    {"reshape refused (NDX_ENOVIEW, writes the message)", b_reshape_no, NDX_ENOVIEW, false},
+    {"ndx_make", b_make, NDX_OK, TARGET_CALL_NS},
+    {"reshape  [2,3,4,5,2,3,2,2] -> [3,2,5,4,3,2,2,2]", b_reshape, NDX_OK, TARGET_CALL_NS},
+    {"broadcast [2,1,4,1,2,1,2,2] -> [2,3,4,5,2,3,2,2]", b_broadcast, NDX_OK, TARGET_CALL_NS},
+    {"permute  7,6,5,4,3,2,1,0", b_permute, NDX_OK, TARGET_CALL_NS},
+    {"slice    8 ranges, steps 1, 2, -1", b_slice, NDX_OK, TARGET_CALL_NS},
+    {"window   2 windows (rank 8 -> 10)", b_window, NDX_OK, TARGET_CALL_NS},
+    {"narrow   axis 3, 1, 3", b_narrow, NDX_OK, TARGET_CALL_NS},
+    {"transpose 1 6", b_transpose, NDX_OK, TARGET_CALL_NS},
+    {"flip     axis 4", b_flip, NDX_OK, TARGET_CALL_NS},
+    {"squeeze  axis 3 (rank 8 -> 7)", b_squeeze, NDX_OK, TARGET_CALL_NS},
+    {"unsqueeze axis 4 (rank 8 -> 9)", b_unsqueeze, NDX_OK, TARGET_CALL_NS},
+    {"ndx_coalesce of 3 rank-8 layouts", b_coalesce, NDX_OK, TARGET_CALL_NS},
+    {"reshape refused (NDX_ENOVIEW, writes the message)", b_reshape_no, NDX_ENOVIEW,
+     TARGET_REFUSED_NS},
 };
 #define NCALLS (int)(sizeof call_cases / sizeof call_cases[0])
 
@@ -192,7 +196,7 @@ static void print_allocs(uint64_t a) {
 static int bench_calls(const bench_opts *opts, uint64_t *allocs_total) {
   static calls_ctx c;
   if (!calls_setup(&c)) return -1;
-  printf("%-52s %9s %9s %8s  %s\n", "layout call (rank 8)", "ns/call", "min", "allocs", "< 100 ns");
+  printf("%-52s %9s %9s %8s  %s\n", "layout call (rank 8)", "ns/call", "min", "allocs", "under");
   int over = 0;
   bool counting = *allocs_total != UINT64_MAX;
   for (int k = 0; k < NCALLS; k++) {
@@ -204,11 +208,11 @@ static int bench_calls(const bench_opts *opts, uint64_t *allocs_total) {
       return -1;
     }
     bench_result r = bench_time(opts, cc->fn, &c);
-    bool ok = r.ns_per_unit < TARGET_CALL_NS;
-    if (cc->target && !ok) over++;
+    bool ok = r.ns_per_unit < cc->limit_ns;
+    if (!ok) over++;
     printf("%-52s %9.1f %9.1f ", cc->name, r.ns_per_unit, r.min_ns_per_unit);
     print_allocs(r.allocs);
-    printf("  %s\n", cc->target ? (ok ? "yes" : "NO") : "(not a target)");
+    printf("  %.0f ns: %s\n", cc->limit_ns, ok ? "yes" : "NO");
     if (counting && r.allocs != UINT64_MAX) *allocs_total += r.allocs;
   }
   return over;
@@ -475,8 +479,8 @@ int bench_host(const bench_opts *opts) {
     printf("%" PRIu64 "%s\n", iter_allocs, iter_allocs ? "  <-- expected 0" : "");
   else
     printf("not counted\n");
-  printf("layout calls under %.0f ns: %s\n", TARGET_CALL_NS,
-         calls_over ? "NO (see the rows marked NO)" : "all");
+  printf("layout calls under %.0f ns, the refused one under %.0f ns: %s\n", TARGET_CALL_NS,
+         TARGET_REFUSED_NS, calls_over ? "NO (see the rows marked NO)" : "all");
   printf("ndx_iter within %.1fx of the hand loop: %d of %d layouts\n", TARGET_ITER_RATIO,
          NITERS - iters_over, NITERS);
   return 0;

@@ -1010,3 +1010,70 @@ Test(set_error, cuts_a_long_message_at_4095_bytes) {
   ndx_set_error(NDX_EINVAL, "%s", big);
   cr_assert_eq(strlen(ndx_last_error()), 4095);
 }
+
+/* ---- The fast paths of the checks and of the messages (issue 13, item 4) ---- */
+
+/* The dims of a message are written without snprintf: extreme values, no
+ * values, and commas only between values. */
+Test(error, dims_in_messages_hold_extreme_values) {
+  ndx_layout out;
+  cr_assert_eq(ndx_make(&out, 3, (int64_t[]){2, 0, 2}, (int64_t[]){INT64_MIN, 0, 1}, 0),
+               NDX_ERANGE);
+  cr_assert_str_eq(ndx_last_error(), "ndx_make: axis 0: (extent - 1) * |stride| = (2 - 1) * "
+                                     "|-9223372036854775808| overflows int64");
+  cr_assert_eq(ndx_make(&out, 2, (int64_t[]){2, 2}, (int64_t[]){-1, INT64_MAX / 2}, 0), NDX_ERANGE);
+  cr_assert_str_eq(ndx_last_error(), "ndx_make: offset 0 with strides [-1,4611686018427387903] "
+                                     "reaches position -1, below 0");
+  ndx_layout l;
+  cr_assert_eq(ndx_contiguous(&l, 2, (int64_t[]){3, 4}), NDX_OK);
+  cr_assert_eq(ndx_reshape(&out, &l, 0, NULL), NDX_EINVAL);
+  cr_assert_str_eq(ndx_last_error(), "ndx_reshape: [3,4] has 12 elements, [] has 1");
+}
+
+/* A layout with no element leaves the fast check for the exact one, which
+ * takes it when it is within the limits, whatever its strides. */
+Test(check, layouts_with_no_element_pass_the_exact_check) {
+  ndx_layout l = {.rank = 2, .shape = {0, 3}, .strides = {INT64_MAX / 2, -(INT64_MAX / 2)}};
+  ndx_layout out;
+  cr_assert_eq(ndx_narrow(&out, &l, 1, 1, 2), NDX_OK, "%s", ndx_last_error());
+  cr_assert_eq(out.rank, 2);
+  cr_assert_eq(out.shape[0], 0);
+  cr_assert_eq(out.shape[1], 2);
+  cr_assert_eq(out.strides[0], 0);
+  cr_assert_eq(out.strides[1], 0);
+  cr_assert_eq(out.offset, 0);
+  cr_assert_eq(ndx_flip(&out, &l, 1), NDX_OK, "%s", ndx_last_error());
+  cr_assert_eq(ndx_transpose(&out, &l, 0, 1), NDX_OK, "%s", ndx_last_error());
+  cr_assert_eq(ndx_coalesce(1, &l, &out), NDX_OK, "%s", ndx_last_error());
+}
+
+/* The fast check's edges: the last position 2^53 - 1 is in, 2^53 is out, and
+ * a negative offset is out even where the reaches would bring it back. */
+Test(check, the_fast_check_keeps_the_limits_exact) {
+  const int64_t top = (INT64_C(1) << 53) - 1;
+  ndx_layout in = {.rank = 1, .offset = top, .shape = {2}, .strides = {-top}};
+  ndx_layout past = {.rank = 1, .offset = 1, .shape = {2}, .strides = {top}};
+  ndx_layout negative = {.rank = 2, .offset = -1, .shape = {2, 2}, .strides = {1, 1}};
+  ndx_layout out;
+  cr_assert_eq(ndx_flip(&out, &in, 0), NDX_OK, "%s", ndx_last_error());
+  cr_assert_eq(out.offset, 0);
+  cr_assert_eq(out.strides[0], top);
+  cr_assert_eq(ndx_flip(&out, &past, 0), NDX_EINVAL);
+  cr_assert(strstr(ndx_last_error(), "past 2^53 - 1") != NULL, "%s", ndx_last_error());
+  cr_assert_eq(ndx_flip(&out, &negative, 0), NDX_EINVAL);
+  cr_assert(strstr(ndx_last_error(), "below 0") != NULL, "%s", ndx_last_error());
+}
+
+/* An extent-1 axis written by hand with stride INT64_MIN: flip and transpose
+ * drop the stride rather than negate it (UBSan would catch -INT64_MIN). */
+Test(move, an_extent_one_axis_keeps_no_stride) {
+  ndx_layout l = {.rank = 2, .shape = {1, 3}, .strides = {INT64_MIN, 1}};
+  ndx_layout out;
+  cr_assert_eq(ndx_flip(&out, &l, 0), NDX_OK, "%s", ndx_last_error());
+  cr_assert_eq(out.strides[0], 0);
+  cr_assert_eq(out.strides[1], 1);
+  cr_assert_eq(ndx_transpose(&out, &l, 0, 1), NDX_OK, "%s", ndx_last_error());
+  cr_assert_eq(out.strides[0], 1);
+  cr_assert_eq(out.strides[1], 0);
+  for (int a = 2; a < NDX_MAX_RANK; a++) cr_assert(out.shape[a] == 0 && out.strides[a] == 0);
+}

@@ -2,24 +2,68 @@
  * argument written by hand) and the dims text of their messages. Stateless,
  * so the device runtimes link their own copy of it. */
 #include <stdio.h>
+#include <string.h>
 
 #include "ndx_internal.h"
 
+int ndx_fmt_int(char *out, int64_t v) {
+  char digits[20];
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; /* INT64_MIN included */
+  int n = 0;
+  do digits[n++] = (char)('0' + u % 10);
+  while ((u /= 10) != 0);
+  int len = 0;
+  if (v < 0) out[len++] = '-';
+  while (n > 0) out[len++] = digits[--n];
+  return len;
+}
+
 char *ndx_fmt_dims(char *buf, size_t size, int n, const int64_t *v) {
+  if (size == 0) return buf;
   size_t used = 0;
-  for (int i = -1; i <= n; i++) {
-    if (used >= size) break; /* snprintf has already NUL-terminated the text */
-    int k = i < 0    ? snprintf(buf + used, size - used, "[")
-            : i == n ? snprintf(buf + used, size - used, "]")
-                     : snprintf(buf + used, size - used, "%s%lld", i ? "," : "", (long long)v[i]);
-    if (k < 0) break;
-    used += (size_t)k;
+  for (int i = -1; i <= n && used < size - 1; i++) {
+    char piece[NDX_INT_CHARS + 2];
+    int k = 0;
+    if (i < 0) {
+      piece[k++] = '[';
+    } else if (i == n) {
+      piece[k++] = ']';
+    } else {
+      if (i > 0) piece[k++] = ',';
+      k += ndx_fmt_int(piece + k, v[i]);
+    }
+    size_t take = (size_t)k < size - 1 - used ? (size_t)k : size - 1 - used;
+    memcpy(buf + used, piece, take);
+    used += take;
   }
+  buf[used] = '\0';
   return buf;
+}
+
+/* True iff every extent is in [1, 2^53] and they multiply to at most 2^53,
+ * their product then stored in *numel: the common case of ndx_check_shape and
+ * of the layout checks below, branch-free over the axes. Each d - 1 is below
+ * 2^53 iff their bitwise or is (2^53 a power of 2). */
+static bool extents_within_limits(int rank, const int64_t *shape, int64_t *numel) {
+  int64_t product = 1;
+  uint64_t steps = 0;
+  bool overflow = false;
+  for (int a = 0; a < rank; a++) {
+    steps |= (uint64_t)shape[a] - 1;
+    overflow |= __builtin_mul_overflow(product, shape[a], &product);
+  }
+  *numel = product;
+  return steps < (uint64_t)NDX_MAX_NUMEL && !overflow && product <= NDX_MAX_NUMEL;
 }
 
 ndx_status ndx_check_shape(const char *call, const char *what, int rank, const int64_t *shape,
                            int64_t *numel) {
+  int64_t count;
+  if (rank >= 0 && rank <= NDX_MAX_RANK && (shape || rank == 0) &&
+      extents_within_limits(rank, shape, &count)) {
+    *numel = count;
+    return NDX_OK;
+  }
   if (rank < 0) return ndx_set_error(NDX_EINVAL, "%s: %s has negative rank %d", call, what, rank);
   if (rank > NDX_MAX_RANK)
     return ndx_set_error(NDX_ERANGE, "%s: %s has rank %d, past the limit of %d axes", call, what,
@@ -62,26 +106,52 @@ ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k,
   return ndx_check_layout(call, name, l);
 }
 
-/* The common case of ndx_layout_flaw, with no message to build: every layout
- * argument of every call passes here, so it is branch-light. The extents'
- * product is 1 through zero extents (the rule counts non-zero ones) and never
- * decreases, so checking it once at the end is exact. */
-static bool layout_within_limits(const ndx_layout *l) {
-  int rank = l->rank;
-  if (rank < 0 || rank > NDX_MAX_RANK) return false;
-  int64_t product = 1, lo = l->offset, last = l->offset;
-  bool empty = false, bad = false, off_range = false;
+/* The common case of the layout checks, with no message to build: every
+ * layout argument of every call passes here, so the loops are branch-free
+ * over the axes. They accept only layouts within the limits that have an
+ * element; a false sends the layout to the exact walk of ndx_layout_flaw,
+ * which also accepts the ones with no element. */
+
+/* For extents in [1, 2^53]: true iff every position is in [0, 2^53). With the
+ * offset (a position) in [0, 2^53) and each axis's reach (d-1)*s in
+ * [-2^53, 2^53), as every reach of a layout within the limits is but
+ * 2^53 itself, no sum of the reaches of 32 axes overflows, and lo and last
+ * are the exact first and last positions (in uint64, which wraps only where
+ * the checks already fail). Each reach + 2^53 is below 2^54 iff their
+ * bitwise or is. */
+static bool positions_within_limits(int rank, const int64_t *shape, const int64_t *strides,
+                                    int64_t offset) {
+  const uint64_t max = (uint64_t)NDX_MAX_NUMEL;
+  uint64_t lo = (uint64_t)offset, last = lo, shifted = 0;
+  bool overflow = false;
   for (int a = 0; a < rank; a++) {
-    int64_t d = l->shape[a], s = l->strides[a], reach;
-    bad |= (uint64_t)d > (uint64_t)NDX_MAX_NUMEL;
-    empty |= d == 0;
-    bad |= __builtin_mul_overflow(product, d > 0 ? d : 1, &product);
-    bad |= __builtin_mul_overflow(d > 1 ? d - 1 : 0, s, &reach) || reach == INT64_MIN;
-    off_range |= reach < 0 ? __builtin_add_overflow(lo, reach, &lo)
-                           : __builtin_add_overflow(last, reach, &last);
+    int64_t reach;
+    overflow |= __builtin_mul_overflow(shape[a] - 1, strides[a], &reach);
+    shifted |= (uint64_t)reach + max;
+    uint64_t negative = reach < 0 ? (uint64_t)reach : 0;
+    lo += negative;
+    last += (uint64_t)reach - negative;
   }
-  if (bad || product > NDX_MAX_NUMEL) return false;
-  return empty ? l->offset == 0 : !off_range && lo >= 0 && last < NDX_MAX_NUMEL;
+  return !overflow && shifted < 2 * max && offset >= 0 && offset < NDX_MAX_NUMEL &&
+         (int64_t)lo >= 0 && last < max;
+}
+
+static bool layout_within_limits(const ndx_layout *l) {
+  int64_t numel;
+  return l->rank >= 0 && l->rank <= NDX_MAX_RANK &&
+         extents_within_limits(l->rank, l->shape, &numel) &&
+         positions_within_limits(l->rank, l->shape, l->strides, l->offset);
+}
+
+bool ndx_layouts_within_limits(int n, const ndx_layout *in) {
+  if (!layout_within_limits(&in[0])) return false;
+  int rank = in[0].rank;
+  const int64_t *shape = in[0].shape;
+  for (int k = 1; k < n; k++)
+    if (in[k].rank != rank || memcmp(in[k].shape, shape, sizeof *shape * (size_t)rank) != 0 ||
+        !positions_within_limits(rank, shape, in[k].strides, in[k].offset))
+      return false;
+  return true;
 }
 
 bool ndx_layout_flaw(const ndx_layout *l, char *why, size_t size) {

@@ -10,25 +10,36 @@
 #include "ndx_internal.h"
 #include "operands.h"
 
-ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out) {
-  if (!in || !out) return ndx_set_error(NDX_EINVAL, "ndx_coalesce: %s is NULL", in ? "out" : "in");
-  if (n < 1 || n > NDX_COALESCE_MAX)
-    return ndx_set_error(NDX_EINVAL, "ndx_coalesce: n = %d is not in [1, %d]", n, NDX_COALESCE_MAX);
+/* The checks of the `n` layouts one by one, in the order their messages
+ * name the first flaw: each layout, then their shapes. */
+static ndx_status check_each(const char *call, int n, const ndx_layout *in) {
   for (int k = 0; k < n; k++) {
-    ndx_status st = ndx_check_layout_nth("ndx_coalesce", "in[%d]", k, &in[k]);
+    ndx_status st = ndx_check_layout_nth(call, "in[%d]", k, &in[k]);
     if (st != NDX_OK) return st;
   }
   const ndx_layout *ls[NDX_COALESCE_MAX];
   for (int k = 0; k < n; k++) ls[k] = &in[k];
-  ndx_status st = ndx_check_same_shape("ndx_coalesce", n, ls, NULL);
-  if (st != NDX_OK) return st;
+  return ndx_check_same_shape(call, n, ls, NULL);
+}
+
+ndx_status ndx_coalesce(int n, const ndx_layout *in, ndx_layout *out) {
+  if (!in || !out) return ndx_set_error(NDX_EINVAL, "ndx_coalesce: %s is NULL", in ? "out" : "in");
+  if (n < 1 || n > NDX_COALESCE_MAX)
+    return ndx_set_error(NDX_EINVAL, "ndx_coalesce: n = %d is not in [1, %d]", n, NDX_COALESCE_MAX);
+  if (!ndx_layouts_within_limits(n, in)) {
+    ndx_status st = check_each("ndx_coalesce", n, in);
+    if (st != NDX_OK) return st;
+  }
   ndx_coalesce_checked(n, in, out);
   return NDX_OK;
 }
 
 void ndx_coalesce_checked(int n, const ndx_layout *in, ndx_layout *out) {
-  const int64_t *strides[NDX_COALESCE_MAX] = {NULL};
-  for (int k = 0; k < n; k++) strides[k] = in[k].strides;
+  /* n entries written, not the whole array, which is long; the first before
+   * the loop so that the compiler sees it written */
+  const int64_t *strides[NDX_COALESCE_MAX];
+  strides[0] = in[0].strides;
+  for (int k = 1; k < n; k++) strides[k] = in[k].strides;
   int64_t extent[NDX_MAX_RANK];
   int from[NDX_MAX_RANK];
   int rank = ndx_coalesce_axes(in[0].rank, in[0].shape, n, strides, extent, from);

@@ -39,9 +39,11 @@ ndx_status ndx_set_error(ndx_status s, const char *fmt, ...) {
   char message[NDX_MESSAGE_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(message, sizeof message, fmt, ap);
+  int n = vsnprintf(message, sizeof message, fmt, ap);
   va_end(ap);
-  memcpy(last_message, message, sizeof message);
+  size_t used = n < 0 ? 0 : (size_t)n < sizeof message ? (size_t)n : sizeof message - 1;
+  message[used] = '\0';
+  memcpy(last_message, message, used + 1); /* the text and its NUL, not the whole buffer */
   return s;
 }
 

@@ -55,17 +55,27 @@ ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t 
                          call, (long long)offset, ndx_fmt_dims(dims, sizeof dims, rank, strides),
                          where, low ? "below 0" : "past 2^53 - 1");
   }
+  ndx_write_canonical(out, rank, shape, strides, offset);
+  return NDX_OK;
+}
+
+void ndx_write_canonical(ndx_layout *out, int rank, const int64_t *shape, const int64_t *strides,
+                         int64_t offset) {
+  bool empty = false;
+  for (int a = 0; a < rank; a++) empty |= shape[a] == 0;
   /* Written in place: callers pass shape and strides that are not `out`'s
    * own entries, or are its entries at the same index. */
   out->rank = rank;
   out->flags = 0;
-  out->offset = numel > 0 ? offset : 0;
+  out->offset = empty ? 0 : offset;
+  int64_t kept = empty ? 0 : -1; /* a mask: the strides of axes of extent > 1 */
   for (int a = 0; a < rank; a++) {
-    out->strides[a] = numel > 0 && shape[a] > 1 ? strides[a] : 0;
+    out->strides[a] = strides[a] & (shape[a] > 1 ? kept : 0);
     out->shape[a] = shape[a];
   }
-  for (int a = rank; a < NDX_MAX_RANK; a++) out->shape[a] = out->strides[a] = 0;
-  return NDX_OK;
+  size_t tail = sizeof *out->shape * (size_t)(NDX_MAX_RANK - rank);
+  memset(out->shape + rank, 0, tail);
+  memset(out->strides + rank, 0, tail);
 }
 
 ndx_status ndx_make(ndx_layout *out, int rank, const int64_t *shape, const int64_t *strides,

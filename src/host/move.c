@@ -3,8 +3,11 @@
  *
  * Each move is checked against the shape first (move_check, shared by
  * ndx_move_shape and ndx_apply), then its strides and offset are computed and
- * the result goes through ndx_build, so every result is canonical and within
- * the limits. Nothing is written before every check has passed. */
+ * the result is written canonical (ndx_write_canonical). It needs no second
+ * check: every move of a layout within the limits is within them too, since
+ * its shape has passed the move's check and its positions are among the
+ * layout's, so that no reach or offset outgrows the layout's own. Nothing is
+ * written before every check has passed. */
 #include <string.h>
 
 #include "ndx_internal.h"
@@ -25,24 +28,23 @@ static const char *kind_name(ndx_move_kind k) {
   return "?";
 }
 
-/* The index of the last element of a range: start + (count-1)*step inside
- * [0, d), checked by division so that nothing overflows. */
+/* The index of the last element of a range (count >= 0): start + (count-1)*step inside [0, d).
+ * Overflow-checked: a product or sum past int64 lies outside [0, d) too, since d <= 2^53. */
 static bool range_inside(const ndx_range *r, int64_t d) {
   if (r->count == 0) return true;
   if (r->start < 0 || r->start >= d) return false;
-  uint64_t steps = (uint64_t)(r->count - 1);
-  if (steps == 0) return true;
-  if (r->step > 0) return steps <= (uint64_t)(d - 1 - r->start) / (uint64_t)r->step;
-  uint64_t back = (uint64_t)0 - (uint64_t)r->step; /* |step|, INT64_MIN included */
-  return steps <= (uint64_t)r->start / back;
+  int64_t span, last;
+  return ndx_mul_ok(r->count - 1, r->step, &span) && ndx_add_ok(r->start, span, &last) &&
+         last >= 0 && last < d;
 }
 
 static ndx_status check_reshape(const char *call, const ndx_move *m, int rank, const int64_t *shape,
-                                int64_t old_numel, int64_t *out_shape) {
+                                int64_t *out_shape) {
   char from[NDX_DIMS_BUF], to[NDX_DIMS_BUF];
-  int64_t new_numel;
+  int64_t new_numel, old_numel = 1;
   ndx_status st = ndx_check_shape(call, "new shape", m->n, m->shape, &new_numel);
   if (st != NDX_OK) return st;
+  for (int a = 0; a < rank; a++) old_numel *= shape[a]; /* a valid shape's: <= 2^53 */
   if (old_numel != new_numel)
     return ndx_set_error(NDX_EINVAL, "%s: %s has %lld elements, %s has %lld", call,
                          ndx_fmt_dims(from, sizeof from, rank, shape), (long long)old_numel,
@@ -148,10 +150,10 @@ static ndx_status check_window(const char *call, const ndx_move *m, int rank, co
   return ndx_check_shape(call, "windowed shape", *out_rank, out_shape, &numel);
 }
 
-/* Checks `m` against a valid shape of `rank` axes and `numel` elements,
- * writing the result's rank and shape into the caller's scratch. */
+/* Checks `m` against a valid shape of `rank` axes, writing the result's
+ * rank and shape into the caller's scratch. */
 static ndx_status move_check(const char *call, const ndx_move *m, int rank, const int64_t *shape,
-                             int64_t numel, int *out_rank, int64_t *out_shape) {
+                             int *out_rank, int64_t *out_shape) {
   if (!m) return ndx_set_error(NDX_EINVAL, "%s: move is NULL", call);
   if (m->n < 0 || (m->n > 0 && !m->shape))
     return ndx_set_error(NDX_EINVAL, "%s: %s move with %d entries%s", call, kind_name(m->kind),
@@ -159,7 +161,7 @@ static ndx_status move_check(const char *call, const ndx_move *m, int rank, cons
   *out_rank = m->n;
   switch (m->kind) {
   case NDX_RESHAPE:
-    return check_reshape(call, m, rank, shape, numel, out_shape);
+    return check_reshape(call, m, rank, shape, out_shape);
   case NDX_BROADCAST:
     return check_broadcast(call, m, rank, shape, out_shape);
   case NDX_PERMUTE:
@@ -180,7 +182,7 @@ ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int
   int64_t result[NDX_MAX_RANK], numel;
   int r;
   ndx_status st = ndx_check_shape("ndx_move_shape", "shape", rank, shape, &numel);
-  if (st == NDX_OK) st = move_check("ndx_move_shape", m, rank, shape, numel, &r, result);
+  if (st == NDX_OK) st = move_check("ndx_move_shape", m, rank, shape, &r, result);
   if (st != NDX_OK) return st;
   memcpy(out_shape, result, sizeof *result * (size_t)r);
   *out_rank = r;
@@ -194,7 +196,7 @@ static ndx_status apply_checked(const char *call, ndx_layout *out, const ndx_mov
   if (!out) return ndx_set_error(NDX_EINVAL, "%s: out is NULL", call);
   int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK], offset = l->offset;
   int rank;
-  ndx_status st = move_check(call, m, l->rank, l->shape, ndx_numel(l), &rank, shape);
+  ndx_status st = move_check(call, m, l->rank, l->shape, &rank, shape);
   if (st != NDX_OK) return st;
   switch (m->kind) {
   case NDX_RESHAPE:
@@ -234,7 +236,8 @@ static ndx_status apply_checked(const char *call, ndx_layout *out, const ndx_mov
     }
     break;
   }
-  return ndx_build(call, out, rank, shape, strides, offset);
+  ndx_write_canonical(out, rank, shape, strides, offset);
+  return NDX_OK;
 }
 
 ndx_status ndx_apply_as(const char *call, ndx_layout *out, const ndx_move *m, const ndx_layout *l) {
@@ -287,15 +290,13 @@ static ndx_status check_axis(const char *call, const ndx_layout *l, int axis) {
   return NDX_OK;
 }
 
-/* A slice that takes every axis whole except `axis`, which takes `r`. */
-static ndx_status slice_one_axis(const char *call, ndx_layout *out, const ndx_layout *l, int axis,
-                                 ndx_range r) {
-  ndx_range ranges[NDX_MAX_RANK];
-  for (int a = 0; a < l->rank; a++) ranges[a] = (ndx_range){0, l->shape[a], 1};
-  ranges[axis] = r;
-  ndx_move m = {.kind = NDX_SLICE, .n = l->rank, .ranges = ranges};
-  return apply_checked(call, out, &m, l);
+static ndx_status check_out(const char *call, const ndx_layout *out) {
+  return out ? NDX_OK : ndx_set_error(NDX_EINVAL, "%s: out is NULL", call);
 }
+
+/* Narrow, flip, transpose, squeeze and unsqueeze change one or two axes: each
+ * writes its result directly, as the slice or the permutation it is would,
+ * without a range or an entry for every axis. */
 
 ndx_status ndx_narrow(ndx_layout *out, const ndx_layout *l, int axis, int64_t start, int64_t len) {
   ndx_status st = ndx_check_layout("ndx_narrow", "layout", l);
@@ -305,31 +306,46 @@ ndx_status ndx_narrow(ndx_layout *out, const ndx_layout *l, int axis, int64_t st
   if (start < 0 || len < 0 || start > d || len > d - start)
     return ndx_set_error(NDX_EINVAL, "ndx_narrow: axis %d: start %lld, len %lld leave extent %lld",
                          axis, (long long)start, (long long)len, (long long)d);
-  return slice_one_axis("ndx_narrow", out, l, axis, (ndx_range){start, len, 1});
+  st = check_out("ndx_narrow", out);
+  if (st != NDX_OK) return st;
+  int64_t shape[NDX_MAX_RANK];
+  memcpy(shape, l->shape, sizeof *shape * (size_t)l->rank);
+  shape[axis] = len;
+  /* start < d when len > 0: a position difference of the layout */
+  int64_t offset = l->offset + (len > 0 ? start * l->strides[axis] : 0);
+  ndx_write_canonical(out, l->rank, shape, l->strides, offset);
+  return NDX_OK;
 }
 
 ndx_status ndx_flip(ndx_layout *out, const ndx_layout *l, int axis) {
   ndx_status st = ndx_check_layout("ndx_flip", "layout", l);
   if (st == NDX_OK) st = check_axis("ndx_flip", l, axis);
+  if (st == NDX_OK) st = check_out("ndx_flip", out);
   if (st != NDX_OK) return st;
-  int64_t d = l->shape[axis];
+  int64_t d = l->shape[axis], s = l->strides[axis];
+  int64_t strides[NDX_MAX_RANK];
+  memcpy(strides, l->strides, sizeof *strides * (size_t)l->rank);
   /* The offset moves by (d-1)*s with s's sign kept, so flipping twice is the
    * identity ((d-1)*|s| would be wrong for negative strides; docs/semantics.md
-   * section 4, Flip). */
-  return slice_one_axis("ndx_flip", out, l, axis, (ndx_range){d > 0 ? d - 1 : 0, d, -1});
+   * section 4, Flip). An axis of extent <= 1 keeps no stride to negate. */
+  strides[axis] = d > 1 ? -s : 0;
+  ndx_write_canonical(out, l->rank, l->shape, strides, l->offset + (d > 1 ? (d - 1) * s : 0));
+  return NDX_OK;
 }
 
 ndx_status ndx_transpose(ndx_layout *out, const ndx_layout *l, int a, int b) {
   ndx_status st = ndx_check_layout("ndx_transpose", "layout", l);
   if (st == NDX_OK) st = check_axis("ndx_transpose", l, a);
   if (st == NDX_OK) st = check_axis("ndx_transpose", l, b);
+  if (st == NDX_OK) st = check_out("ndx_transpose", out);
   if (st != NDX_OK) return st;
-  int32_t perm[NDX_MAX_RANK];
-  for (int k = 0; k < l->rank; k++) perm[k] = k;
-  perm[a] = b;
-  perm[b] = a;
-  ndx_move m = {.kind = NDX_PERMUTE, .n = l->rank, .perm = perm};
-  return apply_checked("ndx_transpose", out, &m, l);
+  int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK];
+  memcpy(shape, l->shape, sizeof *shape * (size_t)l->rank);
+  memcpy(strides, l->strides, sizeof *strides * (size_t)l->rank);
+  shape[a] = l->shape[b], strides[a] = l->strides[b];
+  shape[b] = l->shape[a], strides[b] = l->strides[a];
+  ndx_write_canonical(out, l->rank, shape, strides, l->offset);
+  return NDX_OK;
 }
 
 /* Squeeze and unsqueeze are reshapes that only remove or insert an extent-1
@@ -342,13 +358,16 @@ ndx_status ndx_squeeze(ndx_layout *out, const ndx_layout *l, int axis) {
   if (l->shape[axis] != 1)
     return ndx_set_error(NDX_EINVAL, "ndx_squeeze: axis %d has extent %lld, not 1", axis,
                          (long long)l->shape[axis]);
+  st = check_out("ndx_squeeze", out);
+  if (st != NDX_OK) return st;
   int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK];
   for (int a = 0, k = 0; a < l->rank; a++)
     if (a != axis) {
       shape[k] = l->shape[a];
       strides[k++] = l->strides[a];
     }
-  return ndx_build("ndx_squeeze", out, l->rank - 1, shape, strides, l->offset);
+  ndx_write_canonical(out, l->rank - 1, shape, strides, l->offset);
+  return NDX_OK;
 }
 
 ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis) {
@@ -358,10 +377,13 @@ ndx_status ndx_unsqueeze(ndx_layout *out, const ndx_layout *l, int axis) {
     return ndx_set_error(NDX_EINVAL, "ndx_unsqueeze: axis %d is not in [0, %d]", axis, l->rank);
   if (l->rank == NDX_MAX_RANK)
     return ndx_set_error(NDX_ERANGE, "ndx_unsqueeze: the layout already has %d axes", NDX_MAX_RANK);
+  st = check_out("ndx_unsqueeze", out);
+  if (st != NDX_OK) return st;
   int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK];
   for (int a = 0, k = 0; k <= l->rank; k++) {
     shape[k] = k == axis ? 1 : l->shape[a];
     strides[k] = k == axis ? 0 : l->strides[a++];
   }
-  return ndx_build("ndx_unsqueeze", out, l->rank + 1, shape, strides, l->offset);
+  ndx_write_canonical(out, l->rank + 1, shape, strides, l->offset);
+  return NDX_OK;
 }

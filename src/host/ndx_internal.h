@@ -4,14 +4,30 @@
 
 #include "ndx/ndx_layout.h"
 
-/* Writes "[3,4]" (the first `n` values of `v`) into buf, always NUL-terminated,
- * and returns buf, for messages. */
+/* Writes v in decimal ("-12") to `out`, which has room for NDX_INT_CHARS, without a NUL; returns
+ * the length. What the messages and ndx_format print integers with, instead of snprintf. */
+int ndx_fmt_int(char *out, int64_t v);
+#define NDX_INT_CHARS 20 /* "-9223372036854775808" */
+
+/* Writes "[3,4]" (the first `n` values of `v`) into buf, always NUL-terminated (truncated to
+ * size - 1 characters), and returns buf, for messages. */
 char *ndx_fmt_dims(char *buf, size_t size, int n, const int64_t *v);
 #define NDX_DIMS_BUF 704 /* 32 values of up to 20 characters, commas, brackets */
 
 /* |s| for a stride that is not INT64_MIN. */
 static inline int64_t ndx_abs64(int64_t s) {
   return s < 0 ? -s : s;
+}
+
+/* True iff the `rank` extents of `shape` count at most one element: one is 0, or none is above 1.
+ * No product: the test the walks over axes start with. */
+static inline bool ndx_at_most_one_element(int rank, const int64_t *shape) {
+  bool empty = false, several = false;
+  for (int a = 0; a < rank; a++) {
+    empty |= shape[a] == 0;
+    several |= shape[a] > 1;
+  }
+  return empty || !several;
 }
 
 /* Overflow-checked int64 arithmetic: true iff the result fits (stored in *r). */
@@ -36,6 +52,12 @@ ndx_status ndx_check_layout(const char *call, const char *name, const ndx_layout
 /* ndx_check_layout for entry k of an array argument, named by `name_fmt` with k (e.g.
  * "in[%d]"); the name is formatted only on failure, so the check stays O(rank). */
 ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k, const ndx_layout *l);
+
+/* True iff the `n` layouts of `in` (n >= 1) are within the limits, each has an element, and all
+ * have in[0]'s shape: the common case of ndx_check_layout on each and ndx_check_same_shape, in
+ * one pass that checks the shape once. False says nothing: those checks then name the flaw, or
+ * accept the layouts. O(n * rank), no message written. */
+bool ndx_layouts_within_limits(int n, const ndx_layout *in);
 
 /* True iff `bits` is 1, 2, 4, 8, 16, 32, 64 or 128: the element widths ndx packs and copies. */
 bool ndx_bits_ok(int bits);
@@ -64,6 +86,13 @@ bool ndx_layout_flaw(const ndx_layout *l, char *why, size_t size);
  * result passes the same limits and comes out canonical. */
 ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t *shape,
                      const int64_t *strides, int64_t offset);
+
+/* Writes the canonical form (docs/semantics.md section 2) of a layout already known to be within
+ * the limits: extent-1 axes get stride 0, one with no element offset 0 and strides 0, the entries
+ * past `rank` 0. For the moves, whose result on a layout within the limits is within them too;
+ * ndx_build checks first. Cannot fail; O(NDX_MAX_RANK) stores. */
+void ndx_write_canonical(ndx_layout *out, int rank, const int64_t *shape, const int64_t *strides,
+                         int64_t offset);
 
 /* ndx_apply, reporting failures as `call` (the wrappers name themselves). */
 ndx_status ndx_apply_as(const char *call, ndx_layout *out, const ndx_move *m, const ndx_layout *l);

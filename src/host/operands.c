@@ -16,9 +16,9 @@ static bool mergeable(const int64_t *shape, int n, const int64_t *const *strides
 
 int ndx_coalesce_axes(int rank, const int64_t *shape, int n, const int64_t *const *strides,
                       int64_t *extent, int *from) {
-  int64_t numel = 1;
-  for (int a = 0; a < rank; a++) numel *= shape[a];
-  if (numel <= 1) { /* [1] or [0], stride 0 */
+  if (ndx_at_most_one_element(rank, shape)) { /* [1] or [0], stride 0 */
+    int64_t numel = 1;
+    for (int a = 0; a < rank; a++) numel *= shape[a];
     extent[0] = numel;
     from[0] = -1;
     return 1;

@@ -19,8 +19,7 @@ static int next_axis(const int64_t *shape, int *a) {
 bool ndx_reshape_strides(const ndx_layout *l, int rank, const int64_t *shape,
                          int64_t *new_strides) {
   for (int k = 0; k < rank; k++) new_strides[k] = 0;
-  int64_t numel = ndx_numel(l);
-  if (numel <= 1) return true;
+  if (ndx_at_most_one_element(l->rank, l->shape)) return true;
   int old_end = l->rank, new_end = rank;
   while (old_end > 0 && l->shape[old_end - 1] == 1) old_end--;
   while (new_end > 0 && shape[new_end - 1] == 1) new_end--;
