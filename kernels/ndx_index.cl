@@ -78,20 +78,32 @@ __kernel void ndx_index_check(__constant const ndx_pack_head *p,
     if (ndx_check_elem(2, ndx_position_wN(p, 0, (NDX_WORD)i), index_bits, index_size, item, bounds))
       return;
 #endif
-  ndx_index_check_item_wN(p, index, index_bits, d, wrap, claims, claim_stride, status, item, chunk);
+  if (index_bits == 32)
+    ndx_index_check_item_wN(p, index, 32, d, wrap, claims, claim_stride, status, item, chunk);
+  else
+    ndx_index_check_item_wN(p, index, 64, d, wrap, claims, claim_stride, status, item, chunk);
 }
 
+/* The body with its index width and `rows` as constants: the loops the
+ * compiler then makes have no per-element branch on either. */
+#define NDX_INDEX_COPY_CALL(B, IB, ROWS)                                                           \
+  ndx_index_copy_item_wN(p, dst, src, index, B, IB, d, wrap, bias, step0, step1, item, chunk, ROWS)
 #define NDX_INDEX_COPY_KERNEL(B)                                                                   \
   __kernel void ndx_index_copy_##B(NDX_INDEX_ARGS, int rows NDX_INDEX_CHECK_ARGS) {                \
     if (status[0]) return;                                                                         \
     long item = (long)get_global_id(0), i0 = item * chunk;                                         \
     NDX_INDEX_CHECK_RANGE(B, i0, ndx_min64(p->numel, i0 + chunk))                                  \
-    if (rows)                                                                                      \
-      ndx_index_copy_item_wN(p, dst, src, index, B, index_bits, d, wrap, bias, step0, step1, item, \
-                             chunk, 1);                                                            \
-    else                                                                                           \
-      ndx_index_copy_item_wN(p, dst, src, index, B, index_bits, d, wrap, bias, step0, step1, item, \
-                             chunk, 0);                                                            \
+    if (index_bits == 32) {                                                                        \
+      if (rows)                                                                                    \
+        NDX_INDEX_COPY_CALL(B, 32, 1);                                                             \
+      else                                                                                         \
+        NDX_INDEX_COPY_CALL(B, 32, 0);                                                             \
+    } else {                                                                                       \
+      if (rows)                                                                                    \
+        NDX_INDEX_COPY_CALL(B, 64, 1);                                                             \
+      else                                                                                         \
+        NDX_INDEX_COPY_CALL(B, 64, 0);                                                             \
+    }                                                                                              \
   }
 
 #ifdef NDX_BOUNDS_CHECK
@@ -119,8 +131,12 @@ NDX_FN void ndx_index_bytes_range(NDX_PACK_ARG, int bits, long item, long chunk,
     if (status[0]) return;                                                                         \
     NDX_INDEX_BYTES_CHECK(B)                                                                       \
     (void)step0;                                                                                   \
-    ndx_index_bytes_item_wN(p, dst, src, index, B, index_bits, d, wrap, bias, step1,               \
-                            (long)get_global_id(0), chunk);                                        \
+    if (index_bits == 32)                                                                          \
+      ndx_index_bytes_item_wN(p, dst, src, index, B, 32, d, wrap, bias, step1,                     \
+                              (long)get_global_id(0), chunk);                                      \
+    else                                                                                           \
+      ndx_index_bytes_item_wN(p, dst, src, index, B, 64, d, wrap, bias, step1,                     \
+                              (long)get_global_id(0), chunk);                                      \
   }
 
 NDX_INDEX_COPY_KERNEL(8)

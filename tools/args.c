@@ -71,3 +71,17 @@ const char *tool_layout_text(char *buf, const ndx_layout *l) {
   if (k < 0) snprintf(buf, TOOL_LAYOUT_TEXT_MAX, "(unprintable layout)");
   return buf;
 }
+
+size_t tool_span_bytes(const ndx_layout *l, int bits) {
+  int64_t lo, hi;
+  ndx_span(l, &lo, &hi);
+  return (size_t)((hi * bits + 7) / 8); /* hi <= 2^53, bits <= 128: no overflow */
+}
+
+void tool_fill_pattern(unsigned char *b, size_t n, uint64_t seed) {
+  uint64_t x = seed;
+  for (size_t i = 0; i < n; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    b[i] = (unsigned char)(x >> 24);
+  }
+}

@@ -61,12 +61,6 @@ int tool_devices(void) {
 
 /* ---- ndx demo, device side -------------------------------------------------------- */
 
-static size_t span_bytes(const ndx_layout *l, int bits) {
-  int64_t lo, hi;
-  ndx_span(l, &lo, &hi);
-  return (size_t)((hi * bits + 7) / 8);
-}
-
 /* Seconds the event's command ran. */
 static double event_seconds(cl_event e) {
   cl_ulong t0 = 0, t1 = 0;
@@ -81,7 +75,7 @@ static double event_seconds(cl_event e) {
  * destination against the host reference. Returns true when it matched. */
 static bool demo_copy(tool_cl *env, const char *what, const ndx_layout *d, const ndx_layout *s,
                       int bits) {
-  size_t nd = span_bytes(d, bits), ns = span_bytes(s, bits);
+  size_t nd = tool_span_bytes(d, bits), ns = tool_span_bytes(s, bits);
   unsigned char *src = malloc(ns), *want = malloc(nd), *got = malloc(nd);
   cl_mem md = NULL, ms = NULL;
   ndx_cl_plan *plan = NULL;

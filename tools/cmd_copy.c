@@ -30,20 +30,6 @@ const char tool_copy_usage[] =
 /* The largest buffer this tool allocates for one side, host and device. */
 #define COPY_MAX_BYTES ((size_t)1 << 30)
 
-static size_t span_bytes(const ndx_layout *l, int bits) {
-  int64_t lo, hi;
-  ndx_span(l, &lo, &hi);
-  return (size_t)((hi * bits + 7) / 8); /* hi <= 2^53, bits <= 128: no overflow */
-}
-
-static void fill_pattern(unsigned char *b, size_t n, uint64_t seed) {
-  uint64_t x = seed;
-  for (size_t i = 0; i < n; i++) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    b[i] = (unsigned char)(x >> 24);
-  }
-}
-
 typedef struct copy_run {
   tool_cl env;
   unsigned char *src, *want, *got, *mask;
@@ -108,7 +94,7 @@ int tool_cmd_copy(int argc, char **argv) {
   snprintf(path, sizeof path, "%s", ndx_cl_plan_path(plan));
   ndx_cl_plan_destroy(plan);
 
-  size_t nd = span_bytes(d, bits), ns = span_bytes(s, bits);
+  size_t nd = tool_span_bytes(d, bits), ns = tool_span_bytes(s, bits);
   char buf[TOOL_LAYOUT_TEXT_MAX];
   printf("dst       %s  (%zu bytes)\n", tool_layout_text(buf, d), nd);
   printf("src       %s  (%zu bytes)\n", tool_layout_text(buf, s), ns);
@@ -129,8 +115,8 @@ int tool_cmd_copy(int argc, char **argv) {
     printf("copy: no result: out of host memory for %zu + %zu bytes\n", bs, bd);
     return finish(&r, 1);
   }
-  fill_pattern(r.src, bs, 88172645463325252u);
-  fill_pattern(r.want, bd, 0x9e3779b97f4a7c15u);
+  tool_fill_pattern(r.src, bs, 88172645463325252u);
+  tool_fill_pattern(r.want, bd, 0x9e3779b97f4a7c15u);
   cl_int e1, e2;
   r.md = clCreateBuffer(r.env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bd, r.want, &e1);
   r.ms = clCreateBuffer(r.env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bs, r.src, &e2);

@@ -1,7 +1,8 @@
 /* ndx.c: the `ndx` command-line tool: shows, moves and coalesces layouts
  * (ndx_format's text or DLPack-like JSON), lists OpenCL devices and runs a
- * short demo (tools/tool.h: what a build without OpenCL keeps); `pack`, `copy` and `bench` live in
- * cmd_pack.c, cmd_copy.c and cmd_bench.c, the argument readers in args.c and layout_json.c.
+ * short demo (tools/tool.h: what a build without OpenCL keeps); `pack`, `copy`, `gather` and
+ * `scatter`, and `bench` live in cmd_pack.c, cmd_copy.c, cmd_index.c and cmd_bench.c, the
+ * argument readers in args.c and layout_json.c.
  *
  * Exit codes: 0 the answer is printed; 1 the library refused a move or a
  * coalescing (its reason, from ndx_last_error(), is printed on stdout: it is
@@ -37,14 +38,16 @@ static const char usage_text[] =
     "  pack --copy [--bits N] DST SRC   the packed form of a copy (ndx_pack_copy)\n"
     "  copy [--device N] [--bits N] DST SRC\n"
     "                                   one ndx_cl_copy on an OpenCL device, verified\n"
+    "  gather --axis A DST SRC INDEX    one ndx_cl_gather on an OpenCL device, verified\n"
+    "  scatter --axis A DST SRC INDEX   one ndx_cl_scatter on an OpenCL device, verified\n"
     "  bench [ARGS...]                  runs ndx-bench (ndx bench --help for its options)\n"
     "  devices                          lists OpenCL platforms and devices\n"
     "  demo                             a short tour of the host and device sides\n"
     "  help [COMMAND]                   this text, or COMMAND's\n"
 #ifndef NDX_TOOL_HAVE_OPENCL
     "\n"
-    "This ndx was built without OpenCL: copy and devices are not available, and demo\n"
-    "shows the host side only.\n"
+    "This ndx was built without OpenCL: copy, gather, scatter and devices are not\n"
+    "available, and demo shows the host side only.\n"
 #endif
     "\n"
     "LAYOUT is ndx_format's text, strides and offset optional (C order, 0):\n"
@@ -539,9 +542,17 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"show", show_usage},       {"move", move_usage},      {"coalesce", coalesce_usage},
-    {"pack", tool_pack_usage},  {"copy", tool_copy_usage}, {"bench", tool_bench_usage},
-    {"devices", devices_usage}, {"demo", demo_usage},      {"help", help_usage},
+    {"show", show_usage},
+    {"move", move_usage},
+    {"coalesce", coalesce_usage},
+    {"pack", tool_pack_usage},
+    {"copy", tool_copy_usage},
+    {"gather", tool_gather_usage},
+    {"scatter", tool_scatter_usage},
+    {"bench", tool_bench_usage},
+    {"devices", devices_usage},
+    {"demo", demo_usage},
+    {"help", help_usage},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -591,6 +602,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "coalesce") == 0) return cmd_coalesce(n, args);
   if (strcmp(cmd, "pack") == 0) return tool_cmd_pack(n, args);
   if (strcmp(cmd, "copy") == 0) return tool_cmd_copy(n, args);
+  if (strcmp(cmd, "gather") == 0) return tool_cmd_gather(n, args);
+  if (strcmp(cmd, "scatter") == 0) return tool_cmd_scatter(n, args);
   if (strcmp(cmd, "bench") == 0) return tool_cmd_bench(n, args, argv[0]);
   if (strcmp(cmd, "demo") == 0) return cmd_demo(n, args);
   /* "devices": the last one left ("help" was handled above) */

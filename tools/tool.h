@@ -53,6 +53,12 @@ bool tool_is_help(const char *arg);
  * argv[*i] is another word; a missing value exits 2. */
 const char *tool_option_value(int argc, char **argv, int *i, const char *name);
 
+/* The bytes of a buffer that holds `l`'s `bits`-bit elements. */
+size_t tool_span_bytes(const ndx_layout *l, int bits);
+
+/* Fills b[0 .. n) with a xorshift pattern from `seed`. */
+void tool_fill_pattern(unsigned char *b, size_t n, uint64_t seed);
+
 /* Writes `l`'s text into buf (TOOL_LAYOUT_TEXT_MAX bytes) and returns buf. */
 const char *tool_layout_text(char *buf, const ndx_layout *l);
 
@@ -118,8 +124,9 @@ void tool_cl_close(tool_cl *env);
 
 /* ---- Commands in files of their own ------------------------------------------ */
 /* Without OpenCL (meson -Dopencl=disabled, or none found) no_cl.c stands in
- * for cl_tool.c and cmd_copy.c: `copy` and `devices` say that this build has
- * no OpenCL and exit 1; `demo` shows its host part. */
+ * for cl_tool.c, cmd_copy.c and cmd_index.c: `copy`, `gather`, `scatter` and
+ * `devices` say that this build has no OpenCL and exit 1; `demo` shows its
+ * host part. */
 
 /* `ndx devices`: lists OpenCL platforms and devices, numbered as `ndx copy
  * --device` takes them. Returns an exit code. */
@@ -133,11 +140,15 @@ int tool_demo_device(void);
  * Each returns an exit code (or exits 2 on a malformed line; bench execs). */
 int tool_cmd_pack(int argc, char **argv);
 int tool_cmd_copy(int argc, char **argv);
+int tool_cmd_gather(int argc, char **argv);
+int tool_cmd_scatter(int argc, char **argv);
 int tool_cmd_bench(int argc, char **argv, const char *argv0);
 
 /* Their usage texts, printed by `ndx CMD --help` and `ndx help CMD`. */
 extern const char tool_pack_usage[];
 extern const char tool_copy_usage[];
+extern const char tool_gather_usage[];
+extern const char tool_scatter_usage[];
 extern const char tool_bench_usage[];
 
 /* `ndx bench --help` prints its usage, then ndx-bench's when it is found. */

@@ -295,8 +295,8 @@ NDX_FN ndx_i64 ndx_load_index(NDX_GLOBAL const ndx_u8 *base, ndx_pos pos, int in
  * 0 <= v < d; with `wrap`, v + d when -d <= v < 0 (NDX_INDEX_WRAP); -1 for
  * anything else. Any int64 v, INT64_MIN included, without overflow. */
 NDX_FN ndx_i64 ndx_index_value(ndx_i64 v, ndx_i64 d, int wrap) {
-  if (wrap && v < 0 && v >= -d) v += d;
-  return v >= 0 && v < d ? v : -1;
+  ndx_i64 w = wrap && v < 0 ? v + d : v; /* v < 0: no overflow */
+  return (ndx_u64)w < (ndx_u64)d ? w : -1;
 }
 
 #endif /* NDX_DEVICE_H */
