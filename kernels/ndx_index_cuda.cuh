@@ -29,50 +29,33 @@
 namespace ndx_cuda_index {
 
 /* The item bodies of one index form (W: 0 for 32-bit pack words, 1 for
- * 64-bit). */
+ * 64-bit, the names' suffix wN: w32, w64). */
 template <int W> struct items;
-template <> struct items<0> {
-  static NDX_HD void check(const ndx_pack_head *p, const ndx_u8 *index, int index_bits, ndx_i64 d,
-                           int wrap, ndx_u32 *claims, ndx_i64 claim_stride, ndx_u32 *status,
-                           ndx_i64 item, ndx_i64 chunk) {
-    ndx_index_check_item_w32(p, index, index_bits, d, wrap, claims, claim_stride, status, item,
-                             chunk);
-  }
-  static NDX_HD void copy(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,
-                          const ndx_u8 *index, int bits, int index_bits, ndx_i64 d, int wrap,
-                          ndx_i64 bias, ndx_i64 step0, ndx_i64 step1, ndx_i64 item, ndx_i64 chunk,
-                          int rows) {
-    ndx_index_copy_item_w32(p, dst, src, index, bits, index_bits, d, wrap, bias, step0, step1, item,
-                            chunk, rows);
-  }
-  static NDX_HD void bytes(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,
-                           const ndx_u8 *index, int bits, int index_bits, ndx_i64 d, int wrap,
-                           ndx_i64 bias, ndx_i64 step1, ndx_i64 item, ndx_i64 chunk) {
-    ndx_index_bytes_item_w32(p, dst, src, index, bits, index_bits, d, wrap, bias, step1, item,
-                             chunk);
-  }
-};
-template <> struct items<1> {
-  static NDX_HD void check(const ndx_pack_head *p, const ndx_u8 *index, int index_bits, ndx_i64 d,
-                           int wrap, ndx_u32 *claims, ndx_i64 claim_stride, ndx_u32 *status,
-                           ndx_i64 item, ndx_i64 chunk) {
-    ndx_index_check_item_w64(p, index, index_bits, d, wrap, claims, claim_stride, status, item,
-                             chunk);
-  }
-  static NDX_HD void copy(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,
-                          const ndx_u8 *index, int bits, int index_bits, ndx_i64 d, int wrap,
-                          ndx_i64 bias, ndx_i64 step0, ndx_i64 step1, ndx_i64 item, ndx_i64 chunk,
-                          int rows) {
-    ndx_index_copy_item_w64(p, dst, src, index, bits, index_bits, d, wrap, bias, step0, step1, item,
-                            chunk, rows);
-  }
-  static NDX_HD void bytes(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,
-                           const ndx_u8 *index, int bits, int index_bits, ndx_i64 d, int wrap,
-                           ndx_i64 bias, ndx_i64 step1, ndx_i64 item, ndx_i64 chunk) {
-    ndx_index_bytes_item_w64(p, dst, src, index, bits, index_bits, d, wrap, bias, step1, item,
-                             chunk);
-  }
-};
+#define NDX_INDEX_ITEMS(W, wN)                                                                     \
+  template <> struct items<W> {                                                                    \
+    static NDX_HD void check(const ndx_pack_head *p, const ndx_u8 *index, int index_bits,          \
+                             ndx_i64 d, int wrap, ndx_u32 *claims, ndx_i64 claim_stride,           \
+                             ndx_u32 *status, ndx_i64 item, ndx_i64 chunk) {                       \
+      ndx_index_check_item_##wN(p, index, index_bits, d, wrap, claims, claim_stride, status, item, \
+                                chunk);                                                            \
+    }                                                                                              \
+    static NDX_HD void copy(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,                \
+                            const ndx_u8 *index, int bits, int index_bits, ndx_i64 d, int wrap,    \
+                            ndx_i64 bias, ndx_i64 step0, ndx_i64 step1, ndx_i64 item,              \
+                            ndx_i64 chunk, int rows) {                                             \
+      ndx_index_copy_item_##wN(p, dst, src, index, bits, index_bits, d, wrap, bias, step0, step1,  \
+                               item, chunk, rows);                                                 \
+    }                                                                                              \
+    static NDX_HD void bytes(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,               \
+                             const ndx_u8 *index, int bits, int index_bits, ndx_i64 d, int wrap,   \
+                             ndx_i64 bias, ndx_i64 step1, ndx_i64 item, ndx_i64 chunk) {           \
+      ndx_index_bytes_item_##wN(p, dst, src, index, bits, index_bits, d, wrap, bias, step1, item,  \
+                                chunk);                                                            \
+    }                                                                                              \
+  };
+NDX_INDEX_ITEMS(0, w32)
+NDX_INDEX_ITEMS(1, w64)
+#undef NDX_INDEX_ITEMS
 
 static NDX_HD const ndx_pack_head *pack_of(const ndx_cuda_index_args &a) {
   return (const ndx_pack_head *)a.pack;

@@ -105,7 +105,7 @@ static inline void cuda_index_random(cuda_index_case *c, oracle_rng *r, int iter
   c->dst = scatter ? other : same;
   c->src = scatter ? same : other;
   int64_t lo = c->flags & NDX_INDEX_WRAP ? -d : 0, hi = d - 1;
-  int round = (iter / 8) % 16; /* faults at every width, narrow and wide */
+  int round = (iter / 8) % 16;               /* faults at every width, narrow and wide */
   if (round == 5 || round == 11) hi = d + 2; /* an out-of-range value somewhere */
   cuda_index_values(c, r, lo, hi);
   snprintf(c->name, sizeof c->name, "random %s %d", scatter ? "scatter" : "gather", iter);
@@ -133,12 +133,7 @@ static inline void cuda_index_unique(cuda_index_case *c, oracle_rng *r, int iter
     int64_t j = k / inner % fibre, base = k - j * inner; /* the fibre's first element */
     if (j != 0) continue;
     int64_t perm[16];
-    for (int64_t t = 0; t < d; t++) perm[t] = t;
-    for (int64_t t = d - 1; t > 0; t--) {
-      int64_t u = oracle_between(r, 0, t), w = perm[t];
-      perm[t] = perm[u];
-      perm[u] = w;
-    }
+    oracle_permutation(r, perm, d);
     for (int64_t t = 0; t < fibre; t++)
       cuda_index_put(c->ix, base + t * inner, c->index_bits, perm[t]);
   }
