@@ -11,6 +11,16 @@
  * GB/s counts the destination's bytes once, as for the copy. A sample of
  * elements of each result is checked against the host definition.
  *
+ * Then the gathers and scatters (ndx_cuda_gather, ndx_cuda_scatter: the
+ * embedding lookup of an fp32 and a 4-bit table, take_along_axis on the
+ * inner axis, KV-cache row writes with and without NDX_INDEX_UNIQUE, and the
+ * lookup with its check kernel skipped, to show what the check costs),
+ * timed the same way against a cudaMemcpyAsync that moves as many bytes:
+ * a gather or scatter moves the bytes it writes plus those it reads from
+ * src and the index, a copy of n bytes moves 2n, so the ceiling copies half
+ * the call's bytes. GB/s counts the call's bytes moved. Each call's
+ * ndx_cuda_check must be NDX_OK and 2000 sampled elements must match.
+ *
  * Prints a table; writes CSV to --csv PATH. Built as ndx-bench-cuda (meson,
  * ci/gpu); `int bench_cuda(const bench_opts *)` is the section entry when
  * linked into ndx-bench. With no device it says so and returns 0.
@@ -23,6 +33,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "../src/device/cuda_index_plan.h"
 #include "../src/device/cuda_plan.h"
 #include "../tests/oracle.h"
 #include "ndx/ndx_cuda.h"
@@ -188,15 +199,23 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+typedef struct icase icase;
+
 typedef struct timing_ctx {
-  const ndx_cuda_plan *plan; /* NULL: cudaMemcpyAsync of `bytes` */
+  const ndx_cuda_plan *plan; /* NULL: cudaMemcpyAsync of `bytes`, or the call `ix` */
   void *dst;
   const void *src;
   size_t bytes;
+  const icase *ix;
+  const void *index;
 } timing_ctx;
 
+static void launch_index(const timing_ctx *t, cudaStream_t s);
+
 static void launch(const timing_ctx *t, cudaStream_t s) {
-  if (!t->plan) {
+  if (t->ix) {
+    launch_index(t, s);
+  } else if (!t->plan) {
     CHECK(cudaMemcpyAsync(t->dst, t->src, t->bytes, cudaMemcpyDeviceToDevice, s));
   } else if (ndx_cuda_plan_launch(t->plan, s, t->dst, t->src) != NDX_OK) {
     die("ndx_cuda_plan_launch");
@@ -252,6 +271,189 @@ static size_t span_bytes(const ndx_layout *l, int bits) {
   return (size_t)((hi * bits + 7) / 8);
 }
 
+/* ---- Gathers and scatters ------------------------------------------------------- */
+
+/* One call: S = index's shape; values random in [0, d), or distinct
+ * (`unique`: the first values of a random permutation of [0, d)). */
+struct icase {
+  const char *name, *group;
+  double target;
+  int bits, axis;
+  bool scatter, unique;
+  unsigned flags, internal;
+  ndx_layout dst, src, index;
+};
+
+#define MAX_ICASES 8
+static icase icases[MAX_ICASES];
+static int nicases;
+
+static icase *add_index(const char *name, double target, int bits, bool scatter, unsigned flags) {
+  if (nicases == MAX_ICASES) {
+    fprintf(stderr, "bench_cuda: too many index cases\n");
+    exit(1);
+  }
+  icase *c = &icases[nicases++];
+  *c = (icase){.name = name,
+               .group = scatter ? "scatter" : "gather",
+               .target = target,
+               .bits = bits,
+               .scatter = scatter,
+               .flags = flags};
+  return c;
+}
+
+/* A 1-d index of n broadcast along rows of `dim`: [n, dim], stride 0 inner. */
+static ndx_layout row_index(int64_t n, int64_t dim) {
+  ndx_layout ids = contig(1, &n), col, out;
+  if (ndx_unsqueeze(&col, &ids, 1) != NDX_OK) die("ndx_unsqueeze");
+  if (ndx_broadcast(&out, &col, 2, (int64_t[]){n, dim}) != NDX_OK) die("ndx_broadcast");
+  return out;
+}
+
+/* Rows of a table picked by 32768 token ids: [vocab, dim] -> [32768, dim]. */
+static void add_lookup(const char *name, double target, int bits, int64_t dim, unsigned internal) {
+  icase *c = add_index(name, target, bits, false, 0);
+  c->internal = internal;
+  c->index = row_index(32768, dim);
+  c->src = contig(2, (int64_t[]){65536, dim});
+  c->dst = contig(2, (int64_t[]){32768, dim});
+}
+
+static void build_index_cases(void) {
+  add_lookup("embedding fp32 [65536,256] by 32768 ids", 0.85, 32, 256, 0);
+  add_lookup("embedding 4-bit [65536,512] by 32768 ids", 0.60, 4, 512, 0);
+  add_lookup("embedding fp32, check kernel skipped", 0, 32, 256, NDX_CUDA_INDEX_SKIP_CHECK);
+  icase *c = add_index("take_along_axis fp32 [4096,4096] inner", 0.30, 32, false, 0);
+  c->axis = 1;
+  c->dst = c->src = c->index = contig(2, (int64_t[]){4096, 4096});
+  for (int u = 0; u < 2; u++) {
+    c = add_index(u ? "scatter rows fp32 32768 of 256 into 65536, UNIQUE"
+                    : "scatter rows fp32 32768 of 256 into 65536",
+                  u ? 0.85 : 0.50, 32, true, u ? NDX_INDEX_UNIQUE : 0);
+    c->unique = true;
+    c->index = row_index(32768, 256);
+    c->src = contig(2, (int64_t[]){32768, 256});
+    c->dst = contig(2, (int64_t[]){65536, 256});
+  }
+}
+
+static void launch_index(const timing_ctx *t, cudaStream_t s) {
+  const icase *c = t->ix;
+  if (ndx_cuda_index_flags(c->scatter, c->internal, s, t->dst, &c->dst, t->src, &c->src, c->axis,
+                           t->index, &c->index, 32, c->flags, c->bits) != NDX_OK)
+    die(c->name);
+}
+
+/* The index values at every position of the index's span (int32). */
+static int32_t *index_values(const icase *c, size_t n) {
+  int64_t d = (c->scatter ? &c->dst : &c->src)->shape[c->axis];
+  int32_t *v = (int32_t *)malloc(n * sizeof *v),
+          *perm = c->unique ? malloc(d * sizeof *perm) : NULL;
+  if (!v || (c->unique && !perm)) {
+    fprintf(stderr, "bench_cuda: out of host memory\n");
+    exit(1);
+  }
+  oracle_rng r = {7};
+  for (int64_t k = 0; c->unique && k < d; k++) perm[k] = (int32_t)k;
+  for (int64_t k = d - 1; c->unique && k > 0; k--) {
+    int64_t u = oracle_between(&r, 0, k);
+    int32_t w = perm[k];
+    perm[k] = perm[u];
+    perm[u] = w;
+  }
+  for (size_t k = 0; k < n; k++)
+    v[k] = c->unique ? perm[k % (size_t)d] : (int32_t)oracle_between(&r, 0, d - 1);
+  free(perm);
+  return v;
+}
+
+/* 2000 random elements of S (and the first and last) against the
+ * definition; the number that differ. */
+static int check_index_sample(const icase *c, const uint8_t *hdst, const uint8_t *hsrc,
+                              const int32_t *ix) {
+  oracle_rng r = {12345};
+  int64_t n = ndx_numel(&c->index), at[NDX_MAX_RANK];
+  const ndx_layout *same = c->scatter ? &c->src : &c->dst, *other = c->scatter ? &c->dst : &c->src;
+  int bad = 0;
+  for (int k = 0; k < 2002 && n > 0; k++) {
+    int64_t i = k == 0 ? 0 : k == 1 ? n - 1 : oracle_between(&r, 0, n - 1);
+    oracle_unravel(c->index.rank, c->index.shape, i, at);
+    int64_t v = ix[oracle_position(&c->index, at)], ps = oracle_position(same, at);
+    at[c->axis] = v;
+    int64_t po = oracle_position(other, at);
+    bad += c->scatter ? !oracle_same_element(hdst, po, hsrc, ps, c->bits)
+                      : !oracle_same_element(hdst, ps, hsrc, po, c->bits);
+  }
+  return bad;
+}
+
+/* Times every index case (as the copies: the ceiling right before); adds to
+ * the counts; returns the cases run. */
+static int run_index_cases(const bench_cuda_opts *o, cudaStream_t stream, FILE *csv, int *below,
+                           int *wrong) {
+  int ran = 0;
+  build_index_cases();
+  for (int i = 0; i < nicases; i++) {
+    const icase *c = &icases[i];
+    if (o->only && !strstr(c->name, o->only)) continue;
+    size_t nd = span_bytes(&c->dst, c->bits), ns = span_bytes(&c->src, c->bits);
+    size_t ni = span_bytes(&c->index, 32) / 4;
+    uint8_t *hd = malloc(nd), *hs = malloc(ns), *dd, *ds, *di;
+    int32_t *ix = index_values(c, ni);
+    if (!hd || !hs) {
+      fprintf(stderr, "bench_cuda: out of host memory\n");
+      exit(1);
+    }
+    oracle_rng r = {3};
+    for (size_t k = 0; k < ns; k++) hs[k] = (uint8_t)oracle_next(&r);
+    CHECK(cudaMalloc((void **)&dd, nd));
+    CHECK(cudaMalloc((void **)&ds, ns));
+    CHECK(cudaMalloc((void **)&di, ni * 4));
+    CHECK(cudaMemcpy(ds, hs, ns, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(di, ix, ni * 4, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(dd, 0, nd));
+    int64_t n = ndx_numel(&c->index);
+    size_t moved = (size_t)(2 * ((n * c->bits + 7) / 8)) + ni * 4;
+    /* the ceiling copies half the bytes moved, src to dst (both buffers
+     * bound it; the ratio compares rates) */
+    size_t half = moved / 2, room = nd < ns ? nd : ns;
+    timing_ctx copy = {NULL, dd, ds, half < room ? half : room, NULL, NULL};
+    timing_ctx ours = {NULL, dd, ds, moved, c, di};
+    double ms_copy = time_ms(&copy, o, stream);
+    double copied = (double)copy.bytes * 2;
+    CHECK(cudaMemset(dd, 0, nd));
+    double ms = time_ms(&ours, o, stream);
+    if (ndx_cuda_check(stream) != NDX_OK) die(c->name);
+    CHECK(cudaMemcpy(hd, dd, nd, cudaMemcpyDeviceToHost));
+    int bad = check_index_sample(c, hd, hs, ix);
+    *wrong += bad > 0;
+    ran++;
+    double gbps = moved / ms / 1e6, copy_gbps = copied / ms_copy / 1e6;
+    double ratio = (ms_copy / copied) / (ms / moved);
+    bool low = c->target > 0 && ratio < c->target;
+    *below += low;
+    char target[16] = "";
+    if (c->target > 0) snprintf(target, sizeof target, "%.2f%s", c->target, low ? " LOW" : "");
+    const char *kernels =
+        c->internal & NDX_CUDA_INDEX_SKIP_CHECK ? "index-copy" : "index-check+index-copy";
+    printf("%-52s %-9s %-22s %8.1f %8.0f %8.0f %6.2f %6s%s\n", c->name, c->group, kernels,
+           moved / 1048576.0, gbps, copy_gbps, ratio, target, bad ? "  WRONG RESULT" : "");
+    fflush(stdout);
+    if (csv)
+      fprintf(csv, "\"%s\",%s,%d,%s,%s,%zu,%.5f,%.1f,%.5f,%.1f,%.4f,%.2f,%d\n", c->name, c->group,
+              c->bits, c->group, kernels, moved, ms, gbps, ms_copy, copy_gbps, ratio, c->target,
+              bad);
+    cudaFree(dd);
+    cudaFree(ds);
+    cudaFree(di);
+    free(hd);
+    free(hs);
+    free(ix);
+  }
+  return ran;
+}
+
 int bench_cuda_run(const bench_cuda_opts *o) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -303,7 +505,7 @@ int bench_cuda_run(const bench_cuda_opts *o) {
     size_t bytes = (size_t)((ndx_numel(&c->dst) * c->bits + 7) / 8);
     size_t nd = span_bytes(&c->dst, c->bits);
     CHECK(cudaMemset(dd, 0, dmax));
-    timing_ctx copy = {NULL, dd, ds, bytes}, ours = {plan, dd, ds, bytes};
+    timing_ctx copy = {NULL, dd, ds, bytes, NULL, NULL}, ours = {plan, dd, ds, bytes, NULL, NULL};
     double ms_copy = time_ms(&copy, o, stream);
     CHECK(cudaMemset(dd, 0, dmax));
     double ms = time_ms(&ours, o, stream);
@@ -331,6 +533,7 @@ int bench_cuda_run(const bench_cuda_opts *o) {
               ratio, c->target, bad);
     ndx_cuda_plan_destroy(plan);
   }
+  ran += run_index_cases(o, stream, csv, &below, &wrong);
   if (csv) fclose(csv);
   printf("bench_cuda: %d cases, %d below target, %d with wrong sampled elements%s%s\n", ran, below,
          wrong, o->csv ? "; CSV in " : "", o->csv ? o->csv : "");

@@ -87,6 +87,45 @@ typedef struct ndx_cuda_step {
   ndx_cuda_args args;
 } ndx_cuda_step;
 
+/* ---- Gathers and scatters (src/device/cuda_index_plan.h) -------------------- */
+
+/* The arguments of a gather's or scatter's kernels (kernels/ndx_index.cu),
+ * by value as for copies; the device pointers follow them. The check kernel
+ * takes items of `chunk` index elements of the check pack (index, claim
+ * slot, axis coordinate, C-order index in S: src/host/index_plan.h); the
+ * copy kernel items of `chunk` C-order elements of the copy pack (dst, src,
+ * index or claims), or below 8 bits `chunk` destination bytes each. */
+#define NDX_CUDA_INDEX_PACK_BYTES NDX_PACK_MAX_BYTES(4, NDX_PACK_MAX_RANK)
+
+typedef struct ndx_cuda_index_args {
+  int64_t count;        /* items */
+  int64_t chunk;        /* index elements (check), elements or destination bytes (copy) per item */
+  int64_t d;            /* values are valid in [0, d), or [-d, d) with wrap */
+  int64_t bias;         /* subtracted from a value before it is tested (claims: 1) */
+  int64_t step0, step1; /* copy: a value k moves dst by k*step0, src by k*step1 */
+  int64_t claim_stride; /* check: claim slot of k = slot of 0 + k*claim_stride */
+  int32_t bits;         /* copy: element width */
+  int32_t index_bits;   /* 32 or 64 (32 for a claims table) */
+  int32_t wrap;         /* NDX_INDEX_WRAP */
+  int32_t rows;         /* copy: innermost strides 1, 1, 0 (index_plan.h's `rows`) */
+  int32_t wide;         /* the pack's form */
+  int32_t pad;
+  uint64_t pack[NDX_CUDA_INDEX_PACK_BYTES / 8];
+} ndx_cuda_index_args;
+
+/* Launches the check kernel with `blocks` blocks of NDX_CUDA_THREADS on
+ * `stream`: `claims` NULL without claims, `status` the call's
+ * NDX_INDEX_STATUS_WORDS words (kernels/ndx_index_items.h). Returns the CUDA
+ * error code. Defined in kernels/ndx_index.cu. */
+int ndx_cuda_index_launch_check(const ndx_cuda_index_args *a, int64_t blocks, void *stream,
+                                const void *index, uint32_t *claims, uint32_t *status);
+
+/* Launches the copy kernel, which writes nothing when status[0] is set;
+ * `index` is the claims table in a claims scatter. */
+int ndx_cuda_index_launch_copy(const ndx_cuda_index_args *a, int64_t blocks, void *stream,
+                               void *dst, const void *src, const void *index,
+                               const uint32_t *status);
+
 /* The launch geometry of a kernel step: blocks of NDX_CUDA_THREADS
  * (src/device/cuda_plan.c). */
 int64_t ndx_cuda_blocks(const ndx_cuda_step *s);

@@ -33,4 +33,15 @@
  * ndx_count_below and the odometer start are paid once per item). */
 #define NDX_CUDA_BYTES_ELEMS 64
 
+/* Gathers and scatters (kernels/ndx_index.cu): index elements a check
+ * thread tests; elements a copy thread takes (8 bits and up, an index value
+ * each), bytes of a row a copy thread takes when the index is constant along
+ * rows, and destination elements a sub-byte copy thread takes on average.
+ * Small items: consecutive threads take consecutive elements, so the
+ * accesses of a warp coalesce. Not yet measured on a GPU. */
+#define NDX_CUDA_INDEX_CHECK_ELEMS 16
+#define NDX_CUDA_INDEX_ELEMS 1
+#define NDX_CUDA_INDEX_ROW_BYTES 16
+#define NDX_CUDA_INDEX_BYTES_ELEMS 16
+
 #endif /* NDX_CUDA_TUNING_H */

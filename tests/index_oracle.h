@@ -74,4 +74,14 @@ static inline int64_t oracle_index_copy(bool scatter, uint8_t *dst, const ndx_la
   return -1;
 }
 
+/* perm[0..n) := a random permutation of [0, n) (Fisher-Yates). */
+static inline void oracle_permutation(oracle_rng *r, int64_t *perm, int64_t n) {
+  for (int64_t t = 0; t < n; t++) perm[t] = t;
+  for (int64_t t = n - 1; t > 0; t--) {
+    int64_t u = oracle_between(r, 0, t), w = perm[t];
+    perm[t] = perm[u];
+    perm[u] = w;
+  }
+}
+
 #endif /* NDX_TEST_INDEX_ORACLE_H */

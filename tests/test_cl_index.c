@@ -211,12 +211,7 @@ Test(cl_index, unique_scatters_every_width) {
       int64_t j = k / inner % fibre, base = k - j * inner; /* the fibre's first element */
       if (j != 0) continue;
       int64_t perm[16];
-      for (int64_t t = 0; t < d; t++) perm[t] = t;
-      for (int64_t t = d - 1; t > 0; t--) {
-        int64_t u = oracle_between(&r, 0, t), w = perm[t];
-        perm[t] = perm[u];
-        perm[u] = w;
-      }
+      oracle_permutation(&r, perm, d);
       for (int64_t t = 0; t < fibre; t++) {
         int64_t pos = base + t * inner, v = perm[t];
         if (index_bits == 32) {

@@ -7,6 +7,10 @@
  * pairs of ranks 0..8 and named cases, every width, 32- and 64-bit index
  * math, gather-only plans, pointers off alignment, into a destination
  * filled with a pattern whose every byte is compared with the reference.
+ * Gathers and scatters: the calls of cuda_index_cases.h (the emulator's
+ * too), each compared over the whole destination buffer with
+ * index_oracle.h's reference and its fault checked through ndx_cuda_check;
+ * their refusals need no GPU.
  *
  * Built with Criterion by meson (suite 'device'), or with
  * -DNDX_NO_CRITERION and tests/mini_criterion.h by ci/gpu on machines that
@@ -24,7 +28,10 @@
 #include <criterion/criterion.h>
 #endif
 
+#include <pthread.h>
+
 #include "cuda_cases.h"
+#include "cuda_index_cases.h"
 #include "device/cuda_plan.h"
 #include "ndx/ndx_cuda.h"
 
@@ -268,7 +275,238 @@ Test(cuda, launch_without_a_device_is_a_device_error) {
   cr_assert(strstr(ndx_last_error(), "cudaMemcpyAsync") != NULL, "message: %s", ndx_last_error());
 }
 
+/* Gathers and scatters refuse before any CUDA call: the planner's rules and
+ * the pointers' (no device needed; the pointers are never touched). */
+#define REFUSED(call, want, text)                                                                  \
+  do {                                                                                             \
+    ndx_status s_ = (call);                                                                        \
+    cr_assert_eq(s_, (want), "%s: %s", ndx_status_name(s_), ndx_last_error());                     \
+    cr_assert(strstr(ndx_last_error(), (text)) != NULL, "'%s' lacks '%s'", ndx_last_error(),       \
+              (text));                                                                             \
+  } while (0)
+
+Test(cuda, index_refusals_need_no_device) {
+  ndx_layout d = contig2(4, 8), s = contig2(6, 8), i = contig2(4, 8), bad = contig2(4, 7), bc;
+  ndx_layout row = cuda_contig(1, (int64_t[]){8}), r0 = cuda_contig(0, NULL);
+  cr_assert_eq(ndx_broadcast(&bc, &row, 2, (int64_t[]){4, 8}), NDX_OK, "broadcast");
+  void *md = (void *)0x100000, *ms = (void *)0x200000, *mi = (void *)0x300000;
+  REFUSED(ndx_cuda_gather(0, NULL, &d, ms, &s, 0, mi, &i, 32, 0, 32), NDX_EINVAL,
+          "ndx_cuda_gather: dst is NULL");
+  REFUSED(ndx_cuda_gather(0, md, &d, NULL, &s, 0, mi, &i, 32, 0, 32), NDX_EINVAL, "src is NULL");
+  REFUSED(ndx_cuda_scatter(0, ms, &s, md, &d, 0, NULL, &i, 32, 0, 32), NDX_EINVAL,
+          "ndx_cuda_scatter: index is NULL");
+  REFUSED(ndx_cuda_gather(0, md, &d, ms, &s, 0, mi, NULL, 32, 0, 32), NDX_EINVAL, "index_l");
+  REFUSED(ndx_cuda_gather(0, md, &d, ms, &s, 0, mi, &i, 32, 0, 12), NDX_EINVAL, "12");
+  REFUSED(ndx_cuda_gather(0, md, &d, ms, &s, 0, mi, &i, 16, 0, 32), NDX_EINVAL, "index_bits is 16");
+  REFUSED(ndx_cuda_gather(0, md, &d, ms, &s, 2, mi, &i, 32, 0, 32), NDX_EINVAL,
+          "axis 2 is outside [0, 2)");
+  REFUSED(ndx_cuda_gather(0, md, &d, ms, &s, 1, mi, &i, 32, 0, 32), NDX_EINVAL,
+          "differ on axis 0 (6 and 4)");
+  REFUSED(ndx_cuda_gather(0, md, &d, ms, &s, 0, mi, &bad, 32, 0, 32), NDX_EINVAL, "index_l");
+  REFUSED(ndx_cuda_gather(0, md, &d, ms, &s, 0, mi, &i, 32, NDX_INDEX_UNIQUE, 32), NDX_EINVAL,
+          "flags 0x2");
+  REFUSED(ndx_cuda_scatter(0, ms, &s, md, &d, 0, mi, &i, 32, 4u, 32), NDX_EINVAL, "flags 0x4");
+  REFUSED(ndx_cuda_gather(0, md, &bc, ms, &s, 0, mi, &i, 32, 0, 32), NDX_EINVAL, "not distinct");
+  REFUSED(ndx_cuda_gather(0, md, &r0, ms, &r0, 0, mi, &r0, 32, 0, 32), NDX_EINVAL,
+          "outside [0, 0)");
+  REFUSED(ndx_cuda_gather(0, (char *)md + 2, &d, ms, &s, 0, mi, &i, 32, 0, 32), NDX_EINVAL,
+          "dst 0x100002 is not aligned to 4 bytes for 32-bit elements");
+  REFUSED(ndx_cuda_gather(0, md, &d, (char *)ms + 8, &s, 0, mi, &i, 32, 0, 128), NDX_EINVAL,
+          "src 0x200008 is not aligned to 16 bytes");
+  REFUSED(ndx_cuda_gather(0, md, &d, ms, &s, 0, (char *)mi + 4, &i, 64, 0, 32), NDX_EINVAL,
+          "index 0x300004 is not aligned to 8 bytes for 64-bit index elements");
+  /* dst [0x100000, 0x100080) against src and index starting 64 bytes in */
+  REFUSED(ndx_cuda_gather(0, md, &d, (char *)md + 64, &s, 0, mi, &i, 32, 0, 32), NDX_EINVAL,
+          "dst's bytes [0x100000, 0x100080) and src's [0x100040, 0x100100) overlap");
+  REFUSED(ndx_cuda_gather(0, md, &d, ms, &s, 0, (char *)md + 64, &i, 32, 0, 32), NDX_EINVAL,
+          "and index's [0x100040, 0x1000c0) overlap");
+  REFUSED(ndx_cuda_index_flags(false, 8u, 0, md, &d, ms, &s, 0, mi, &i, 32, 0, 32), NDX_EINVAL,
+          "internal flags 0x8");
+  REFUSED(ndx_cuda_index_flags(true, NDX_CUDA_INDEX_SKIP_CHECK, 0, ms, &s, md, &d, 0, mi, &i, 32, 0,
+                               32),
+          NDX_EINVAL, "a claims scatter cannot skip its check pass");
+  /* empty: nothing enqueued, no CUDA call; nothing pending either */
+  ndx_layout e = contig2(0, 8);
+  cr_assert_eq(ndx_cuda_gather(0, md, &e, ms, &s, 0, mi, &e, 32, 0, 32), NDX_OK, "%s",
+               ndx_last_error());
+  cr_assert_eq(ndx_cuda_check(0), NDX_OK, "%s", ndx_last_error());
+}
+
+Test(cuda, index_without_a_device_is_a_device_error) {
+  NEED_NO_DEVICE();
+  ndx_layout d = contig2(4, 8), s = contig2(6, 8);
+  ndx_status st = ndx_cuda_gather(0, (void *)0x100000, &d, (void *)0x200000, &s, 0,
+                                  (void *)0x300000, &d, 32, 0, 32);
+  cr_assert_eq(st, NDX_EDEVICE, "%s: %s", ndx_status_name(st), ndx_last_error());
+  cr_assert(strstr(ndx_last_error(), "ndx_cuda_gather: ") && strstr(ndx_last_error(), "cudaError"),
+            "message: %s", ndx_last_error());
+  cr_assert_eq(ndx_cuda_check(0), NDX_OK, "a refused call left a report: %s", ndx_last_error());
+}
+
 /* ---- On a device ------------------------------------------------------------------ */
+
+/* Index buffers of the gather and scatter cases. */
+#define INDEX_ARENA (4u << 20)
+static uint8_t *dev_index;
+
+/* Case k of cuda_index_cases.h on the device, checked; true when it is no
+ * case or matches, else false with why. */
+static bool device_index_case(int k, cudaStream_t stream, char *why, size_t size) {
+  cuda_index_case c;
+  if (!cuda_index_case_make(k, &c)) return true;
+  cuda_index_bufs b;
+  cuda_index_prepare(&c, (uint64_t)k, &b);
+  uint8_t *got = malloc(b.nd);
+  cr_assert(got, "out of host memory");
+  cr_assert(b.nd <= ARENA && b.ns <= ARENA && c.ix_bytes <= INDEX_ARENA, "case too large");
+  cudaError_t e = cudaMemcpy(dev_dst, b.dst, b.nd, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) e = cudaMemcpy(dev_src, b.src, b.ns, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) e = cudaMemcpy(dev_index, c.ix, c.ix_bytes, cudaMemcpyHostToDevice);
+  cr_assert(e == cudaSuccess, "cudaMemcpy to the device: %s", cudaGetErrorName(e));
+  ndx_status st =
+      ndx_cuda_index_flags(c.scatter, c.internal, stream, dev_dst, &c.dst, dev_src, &c.src, c.axis,
+                           dev_index, &c.index, c.index_bits, c.flags, c.bits);
+  bool ok = st == NDX_OK;
+  char desc[1400];
+  if (!ok)
+    snprintf(why, size, "%s: %s: %s", ndx_status_name(st), ndx_last_error(),
+             cuda_index_describe(desc, sizeof desc, &c));
+  ndx_status check = ndx_cuda_check(stream);
+  e = cudaMemcpy(got, dev_dst, b.nd, cudaMemcpyDeviceToHost);
+  cr_assert(e == cudaSuccess, "cudaMemcpy from the device: %s", cudaGetErrorName(e));
+  if (ok) ok = cuda_index_verdict(&c, &b, got, check, ndx_last_error(), why, size);
+  free(got);
+  cuda_index_release(&b);
+  cuda_index_case_free(&c);
+  return ok;
+}
+
+static void index_arena(void) {
+  arena();
+  if (!dev_index)
+    cr_assert_eq(cudaMalloc((void **)&dev_index, INDEX_ARENA), cudaSuccess, "cudaMalloc");
+}
+
+Test(cuda, gathers_and_scatters_match_the_reference) {
+  NEED_DEVICE();
+  index_arena();
+  char why[4096];
+  cudaStream_t stream;
+  cr_assert_eq(cudaStreamCreate(&stream), cudaSuccess, "cudaStreamCreate");
+  for (int k = 0; k < CUDA_INDEX_CASES; k++)
+    cr_assert(device_index_case(k, k % 2 ? stream : 0, why, sizeof why), "case %d: %s", k, why);
+  cudaStreamDestroy(stream);
+}
+
+/* A faulty call does not stop what is queued after it; ndx_cuda_check
+ * reports the oldest fault of its stream once, and no other stream's. */
+Test(cuda, calls_after_a_fault_run_and_the_fault_is_reported_once) {
+  NEED_DEVICE();
+  int64_t n = 64;
+  ndx_layout l = cuda_contig(1, &n);
+  float src[64], dst[64], got[64];
+  int32_t idx[2][64];
+  for (int k = 0; k < 64; k++) {
+    src[k] = (float)k;
+    dst[k] = -1.0f;
+    idx[0][k] = k;
+    idx[1][k] = 63 - k;
+  }
+  idx[0][10] = 64;
+  idx[0][20] = -3;
+  float *ms, *md, *md2;
+  int32_t *mi;
+  cudaStream_t other;
+  cr_assert_eq(cudaStreamCreate(&other), cudaSuccess, "cudaStreamCreate");
+  cr_assert_eq(cudaMalloc((void **)&ms, sizeof src), cudaSuccess, "cudaMalloc");
+  cr_assert_eq(cudaMalloc((void **)&md, sizeof dst), cudaSuccess, "cudaMalloc");
+  cr_assert_eq(cudaMalloc((void **)&md2, sizeof dst), cudaSuccess, "cudaMalloc");
+  cr_assert_eq(cudaMalloc((void **)&mi, sizeof idx), cudaSuccess, "cudaMalloc");
+  cudaMemcpy(ms, src, sizeof src, cudaMemcpyHostToDevice);
+  cudaMemcpy(md, dst, sizeof dst, cudaMemcpyHostToDevice);
+  cudaMemcpy(md2, dst, sizeof dst, cudaMemcpyHostToDevice);
+  cudaMemcpy(mi, idx, sizeof idx, cudaMemcpyHostToDevice);
+  cr_assert_eq(ndx_cuda_gather(0, md, &l, ms, &l, 0, mi, &l, 32, 0, 32), NDX_OK, "%s",
+               ndx_last_error());
+  cr_assert_eq(ndx_cuda_gather(0, md2, &l, ms, &l, 0, mi + 64, &l, 32, 0, 32), NDX_OK, "%s",
+               ndx_last_error());
+  cr_assert_eq(ndx_cuda_gather(other, md2, &l, ms, &l, 0, mi + 64, &l, 32, 0, 32), NDX_OK, "%s",
+               ndx_last_error());
+  cr_assert_eq(ndx_cuda_check(other), NDX_OK, "the other stream: %s", ndx_last_error());
+  cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess, "sync");
+  cudaMemcpy(got, md2, sizeof got, cudaMemcpyDeviceToHost);
+  for (int k = 0; k < 64; k++) cr_assert_eq(got[k], (float)(63 - k), "element %d", k);
+  cudaMemcpy(got, md, sizeof got, cudaMemcpyDeviceToHost);
+  for (int k = 0; k < 64; k++) cr_assert_eq(got[k], -1.0f, "the faulty call wrote element %d", k);
+  cr_assert_eq(ndx_cuda_check(0), NDX_ERANGE, "%s", ndx_last_error());
+  cr_assert(strstr(ndx_last_error(), "ndx_cuda_gather: index element ") &&
+                strstr(ndx_last_error(), "outside [0, 64) for axis 0 of src_l"),
+            "%s", ndx_last_error());
+  cr_assert_eq(ndx_cuda_check(0), NDX_OK, "reported twice: %s", ndx_last_error());
+  cudaFree(ms);
+  cudaFree(md);
+  cudaFree(md2);
+  cudaFree(mi);
+  cudaStreamDestroy(other);
+}
+
+/* Eight threads, a stream each, embedding lookups from one table. */
+typedef struct index_job {
+  float *dst;
+  const float *table;
+  int32_t *ids;
+  cudaStream_t stream;
+  ndx_status status, check;
+} index_job;
+
+enum { JOB_ROWS = 40, JOB_DIM = 32, JOB_VOCAB = 100 };
+
+static void *run_index_job(void *arg) {
+  index_job *j = arg;
+  ndx_layout index_l = cuda_index_rows(JOB_ROWS, JOB_DIM);
+  ndx_layout table = contig2(JOB_VOCAB, JOB_DIM), out = contig2(JOB_ROWS, JOB_DIM);
+  for (int k = 0; k < 50 && j->status == NDX_OK; k++)
+    j->status =
+        ndx_cuda_gather(j->stream, j->dst, &out, j->table, &table, 0, j->ids, &index_l, 32, 0, 32);
+  j->check = ndx_cuda_check(j->stream);
+  return NULL;
+}
+
+Test(cuda, eight_threads_gather_on_their_streams) {
+  NEED_DEVICE();
+  enum { T = 8 };
+  static float table[JOB_VOCAB * JOB_DIM], got[JOB_ROWS * JOB_DIM];
+  for (int k = 0; k < JOB_VOCAB * JOB_DIM; k++) table[k] = (float)k;
+  float *mt;
+  cr_assert_eq(cudaMalloc((void **)&mt, sizeof table), cudaSuccess, "cudaMalloc");
+  cudaMemcpy(mt, table, sizeof table, cudaMemcpyHostToDevice);
+  index_job jobs[T];
+  pthread_t th[T];
+  for (int t = 0; t < T; t++) {
+    int32_t ids[JOB_ROWS];
+    for (int k = 0; k < JOB_ROWS; k++) ids[k] = (k * 7 + t * 13) % JOB_VOCAB;
+    jobs[t] = (index_job){NULL, mt, NULL, NULL, NDX_OK, NDX_OK};
+    cr_assert_eq(cudaMalloc((void **)&jobs[t].dst, sizeof got), cudaSuccess, "cudaMalloc");
+    cr_assert_eq(cudaMalloc((void **)&jobs[t].ids, sizeof ids), cudaSuccess, "cudaMalloc");
+    cudaMemcpy(jobs[t].ids, ids, sizeof ids, cudaMemcpyHostToDevice);
+    cr_assert_eq(cudaStreamCreate(&jobs[t].stream), cudaSuccess, "cudaStreamCreate");
+  }
+  for (int t = 0; t < T; t++) pthread_create(&th[t], NULL, run_index_job, &jobs[t]);
+  for (int t = 0; t < T; t++) pthread_join(th[t], NULL);
+  for (int t = 0; t < T; t++) {
+    cr_assert_eq(jobs[t].status, NDX_OK, "thread %d: %s", t, ndx_status_name(jobs[t].status));
+    cr_assert_eq(jobs[t].check, NDX_OK, "thread %d: %s", t, ndx_status_name(jobs[t].check));
+    cudaMemcpy(got, jobs[t].dst, sizeof got, cudaMemcpyDeviceToHost);
+    for (int k = 0; k < JOB_ROWS; k++)
+      for (int c = 0; c < JOB_DIM; c++)
+        cr_assert_eq(got[k * JOB_DIM + c], table[((k * 7 + t * 13) % JOB_VOCAB) * JOB_DIM + c],
+                     "thread %d row %d", t, k);
+    cudaFree(jobs[t].dst);
+    cudaFree(jobs[t].ids);
+    cudaStreamDestroy(jobs[t].stream);
+  }
+  cudaFree(mt);
+}
 
 Test(cuda, named_cases_every_width) {
   device_cases(0, true, 0);

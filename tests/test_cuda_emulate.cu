@@ -11,7 +11,18 @@
  * the index math and the ownership of every destination byte with no GPU;
  * tests/test_cuda.c runs the same cases on one.
  *
- * Output: TAP (one test per width and plan flags, then coverage checks).
+ * Gathers and scatters (kernels/ndx_index_cuda.cuh) likewise: each call of
+ * tests/cuda_index_cases.h is planned as ndx_cuda_gather / ndx_cuda_scatter
+ * plan it (cuda_index_plan.c), its check kernel and then its copy kernel
+ * run thread by thread on host buffers (threads in reverse order for every
+ * other case: a claims scatter must not depend on the order), and the whole
+ * destination buffer is compared with index_oracle.h's reference, the fault
+ * read from the status words as ndx_cuda_check reads it. Every position a
+ * pass reaches, for every element and whatever the index holds, is checked
+ * against the spans of its operands before the pass runs.
+ *
+ * Output: TAP (one test per width and plan flags, then coverage checks; one
+ * test per width for gathers and scatters, then their coverage checks).
  * Usage: test_cuda_emulate [--tap] [--quick] */
 #include <cstdio>
 #include <cstdlib>
@@ -23,10 +34,15 @@
 #include "device/cuda_plan.h"
 #include "ndx/ndx_cuda.h"
 #include "ndx_copy_cuda.cuh"
+#include "ndx_index_cuda.cuh"
 
 #include "cuda_cases.h"
+#include "cuda_index_cases.h"
 
 using namespace ndx_cuda;
+using ndx_cuda_index::check_body;
+using ndx_cuda_index::copy_body;
+using ndx_cuda_index::pick_copy;
 
 /* ---- The emulator ------------------------------------------------------------ */
 
@@ -149,6 +165,154 @@ static bool run_case(const cuda_case *c, unsigned flags, int dshift, int sshift,
   return true;
 }
 
+/* ---- Gathers and scatters ---------------------------------------------------- */
+
+/* Calls emulated by form (index_plan.h), index form and copy kind
+ * (elements, rows, bytes below 8 bits); faults reported. */
+static long long index_runs[3][2][3], index_faults;
+
+/* Position spans [lo, hi) in elements, and the positions seen outside. */
+struct spans {
+  int64_t lo[3], hi[3]; /* dst, src, index (or the claims table) */
+  long long outside;
+  bool in(int k, int64_t pos) {
+    bool ok = pos >= lo[k] && pos < hi[k];
+    outside += !ok;
+    return ok;
+  }
+};
+
+/* Every position of the check pass: the index's, and for a valid value the
+ * claim slot. */
+template <int W>
+static void check_positions(const ndx_cuda_index_call &c, const uint8_t *index, spans &sp,
+                            int64_t nclaims) {
+  const ndx_cuda_index_args &a = c.check;
+  const ndx_pack_head *p = (const ndx_pack_head *)a.pack;
+  typedef typename ix<W>::word word;
+  for (int64_t i = 0; i < p->numel; i++) {
+    int64_t pi = ix<W>::position(p, 0, (word)i);
+    if (!sp.in(2, pi)) continue;
+    int64_t k = ndx_index_value(ndx_load_index(index, pi, a.index_bits), a.d, a.wrap);
+    int64_t slot = ix<W>::position(p, 1, (word)i) + k * a.claim_stride;
+    if (k >= 0 && nclaims > 0 && (slot < 0 || slot >= nclaims)) sp.outside++;
+  }
+}
+
+/* Every position of the copy pass: the value's, and for a valid value the
+ * destination and source elements it moves. */
+template <int W>
+static void copy_positions(const ndx_cuda_index_call &c, const uint8_t *index, spans &sp) {
+  const ndx_cuda_index_args &a = c.copy;
+  const ndx_pack_head *p = (const ndx_pack_head *)a.pack;
+  typedef typename ix<W>::word word;
+  for (int64_t i = 0; i < p->numel; i++) {
+    int64_t pi = ix<W>::position(p, 2, (word)i);
+    if (!sp.in(2, pi)) continue;
+    int64_t k = ndx_index_value(ndx_load_index(index, pi, a.index_bits) - a.bias, a.d, a.wrap);
+    if (k < 0) continue;
+    sp.in(0, ix<W>::position(p, 0, (word)i) + k * a.step0);
+    sp.in(1, ix<W>::position(p, 1, (word)i) + k * a.step1);
+  }
+}
+
+/* Runs the copy kernel pick_copy names, thread by thread. */
+struct index_emulator {
+  const ndx_cuda_index_args *a;
+  uint8_t *dst;
+  const uint8_t *src, *index;
+  const uint32_t *status;
+  int64_t blocks;
+  bool reverse;
+  template <int W, int B, int ROWS> void copy() {
+    int64_t n = blocks * NDX_CUDA_THREADS;
+    for (int64_t t = 0; t < n; t++)
+      copy_body<W, B, ROWS>(*a, dst, src, index, status, reverse ? n - 1 - t : t, n);
+  }
+};
+
+template <int W>
+static void emulate_check(const ndx_cuda_index_call &c, const uint8_t *index, uint32_t *claims,
+                          uint32_t *status, bool reverse) {
+  int64_t n = c.check_blocks * NDX_CUDA_THREADS;
+  for (int64_t t = 0; t < n; t++)
+    check_body<W>(c.check, index, claims, status, reverse ? n - 1 - t : t, n);
+}
+
+/* The element spans of a layout. */
+static void span_of(const ndx_layout *l, int64_t *lo, int64_t *hi) {
+  ndx_span(l, lo, hi);
+}
+
+/* Emulates case `k`: plan, check kernel, copy kernel, verdict. Returns true
+ * when it matches the reference (or is no case: *ran false), else writes
+ * why. */
+static bool run_index_case(int k, bool *ran, int *bits, char *why, size_t size) {
+  cuda_index_case c;
+  *ran = cuda_index_case_make(k, &c);
+  if (!*ran) return true;
+  *bits = c.bits;
+  char desc[1400];
+  ndx_cuda_index_call call;
+  ndx_status st = ndx_cuda_index_fill(&call, c.scatter ? "ndx_cuda_scatter" : "ndx_cuda_gather",
+                                      c.scatter, &c.dst, &c.src, c.axis, &c.index, c.index_bits,
+                                      c.flags, c.bits, c.internal);
+  if (st != NDX_OK) {
+    snprintf(why, size, "plan: %s: %s: %s", ndx_status_name(st), ndx_last_error(),
+             cuda_index_describe(desc, sizeof desc, &c));
+    cuda_index_case_free(&c);
+    return false;
+  }
+  cuda_index_bufs b;
+  cuda_index_prepare(&c, (uint64_t)k, &b);
+  std::vector<uint8_t> got(b.dst, b.dst + b.nd);
+  std::vector<uint32_t> temp(call.temp_bytes / 4, 0u);
+  uint32_t *status = temp.data(), *claims = call.plan.nclaims > 0 ? status + 8 : nullptr;
+  const uint8_t *moved = claims ? (const uint8_t *)claims : c.ix;
+  bool reverse = k % 2 == 1, wide = call.plan.wide;
+  spans sp = {};
+  span_of(&c.dst, &sp.lo[0], &sp.hi[0]);
+  span_of(&c.src, &sp.lo[1], &sp.hi[1]);
+  span_of(&c.index, &sp.lo[2], &sp.hi[2]);
+  bool ok = true;
+  if (!call.plan.empty) {
+    if (wide)
+      check_positions<1>(call, c.ix, sp, call.plan.nclaims);
+    else
+      check_positions<0>(call, c.ix, sp, call.plan.nclaims);
+    if (call.check_blocks > 0 && wide) emulate_check<1>(call, c.ix, claims, status, reverse);
+    if (call.check_blocks > 0 && !wide) emulate_check<0>(call, c.ix, claims, status, reverse);
+    if (claims) sp.lo[2] = 0, sp.hi[2] = call.plan.nclaims;
+    if (wide)
+      copy_positions<1>(call, moved, sp);
+    else
+      copy_positions<0>(call, moved, sp);
+    index_emulator e = {&call.copy, got.data(), b.src, moved, status, call.copy_blocks, reverse};
+    ok = call.copy_blocks == 0 || pick_copy(e, call.copy);
+    if (!ok)
+      snprintf(why, size, "no copy kernel for %d bits (rows %d): %s", c.bits, call.copy.rows,
+               cuda_index_describe(desc, sizeof desc, &c));
+    int kind = c.bits < 8 ? 2 : call.copy.rows ? 1 : 0;
+    index_runs[call.plan.form][wide][kind]++;
+  }
+  if (ok && sp.outside > 0) {
+    ok = false;
+    snprintf(why, size, "%lld positions outside their operand's span: %s", sp.outside,
+             cuda_index_describe(desc, sizeof desc, &c));
+  }
+  if (ok) {
+    int64_t order = (int64_t)((uint64_t)status[1] | (uint64_t)status[2] << 32);
+    int64_t value = (int64_t)((uint64_t)status[3] | (uint64_t)status[4] << 32);
+    ndx_status check = status[0] ? ndx_index_fault(&call.plan.site, order, value) : NDX_OK;
+    index_faults += status[0] != 0;
+    ok =
+        cuda_index_verdict(&c, &b, got.data(), check, status[0] ? ndx_last_error() : "", why, size);
+  }
+  cuda_index_release(&b);
+  cuda_index_case_free(&c);
+  return ok;
+}
+
 /* ---- TAP --------------------------------------------------------------------- */
 
 static int tap_n = 0, tap_failed = 0;
@@ -228,6 +392,44 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "the %s kernel ran (%lld steps)", k.name,
              kernel_runs[k.kernel][k.mode]);
     tap(kernel_runs[k.kernel][k.mode] > 0, name, "never planned by any case");
+  }
+  /* gathers and scatters, by width */
+  std::string iwhy[CUDA_NWIDTHS];
+  int icases[CUDA_NWIDTHS] = {0}, ifailures[CUDA_NWIDTHS] = {0};
+  for (int k = 0; k < CUDA_INDEX_CASES; k++) {
+    char one[4096];
+    bool ran;
+    int bits = 0;
+    bool ok = run_index_case(k, &ran, &bits, one, sizeof one);
+    if (!ran) continue;
+    int w = 0;
+    while (cuda_widths[w] != bits) w++;
+    icases[w]++;
+    if (!ok && ifailures[w]++ < 3) iwhy[w] += std::string(iwhy[w].empty() ? "" : "\n# ") + one;
+  }
+  for (int w = 0; w < CUDA_NWIDTHS; w++) {
+    char name[128];
+    snprintf(name, sizeof name, "emulated gathers and scatters, %d bits: %d cases, %d wrong",
+             cuda_widths[w], icases[w], ifailures[w]);
+    tap(ifailures[w] == 0, name, iwhy[w].c_str());
+  }
+  const char *forms[3] = {"gather", "unique scatter", "claims scatter"};
+  const char *copies[3] = {"elements", "rows", "bytes"};
+  for (int f = 0; f < 3; f++)
+    for (int wide = 0; wide < 2; wide++)
+      for (int kind = 0; kind < 3; kind++) {
+        /* below 8 bits a scatter takes claims; a unique scatter's copy pack
+         * has dst's stride-0 axis innermost (index_plan.c), never rows */
+        if (f == NDX_INDEX_UNIQUE_SCATTER && kind != 0) continue;
+        char name[128];
+        snprintf(name, sizeof name, "the %s copy by %s ran with %d-bit pack words (%lld calls)",
+                 forms[f], copies[kind], wide ? 64 : 32, index_runs[f][wide][kind]);
+        tap(index_runs[f][wide][kind] > 0, name, "never planned by any case");
+      }
+  {
+    char name[96];
+    snprintf(name, sizeof name, "bad indices were caught on the device (%lld calls)", index_faults);
+    tap(index_faults > 0, name, "no case had a fault");
   }
   printf("1..%d\n", tap_n);
   return tap_failed ? 1 : 0;

@@ -4,9 +4,13 @@
  * order) of a source layout to element i of a destination layout; gather,
  * scatter, strided copy, broadcast reads and (batched) transposes are all
  * this call, for element widths of 1, 2, 4, 8, 16, 32, 64 and 128 bits.
+ * ndx_cuda_gather and ndx_cuda_scatter copy where an index tensor says
+ * (index_select, take_along_axis, embedding lookups, KV-cache row writes),
+ * with bad indices caught on the device and reported by ndx_cuda_check.
  * Positions count elements from the device pointer given for each operand
  * (bit order as in ndx_layout.h: 4-bit element 2k is the low nibble of byte
- * k). The kernels are those of kernels/ndx_copy.cu, built into libndx_cuda
+ * k). The kernels are those of kernels/ndx_copy.cu and kernels/ndx_index.cu,
+ * built into libndx_cuda
  * for sm_80 and sm_90 with PTX for later chips; they use the same
  * ndx_device.h as the OpenCL kernels.
  *
@@ -32,6 +36,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "ndx_index.h"
 #include "ndx_layout.h"
 
 #ifdef __cplusplus
@@ -88,6 +93,68 @@ NDX_API void ndx_cuda_plan_destroy(ndx_cuda_plan *plan);
  * host work, about a microsecond, plus the launch. */
 NDX_API ndx_status ndx_cuda_copy(cudaStream_t stream, void *dst, const ndx_layout *dst_l,
                                  const void *src, const ndx_layout *src_l, int bits);
+
+/* ---- Gather and scatter (ndx_index.h has the semantics and the flags) ---- */
+
+/* Gathers along `axis`: for every index i of S (the shape of dst_l and
+ * index_l), dst[i] = src[i with coordinate `axis` replaced by index[i]];
+ * `index` holds signed `index_bits` (32 or 64) integers at index_l's
+ * positions, `bits` the element width. Device pointers, stream-ordered, as
+ * ndx_cuda_copy; `index` must be aligned to index_bits / 8 bytes.
+ *
+ * Returns NDX_OK once the call is enqueued: a check kernel tests every index
+ * value, then a copy kernel copies, or writes nothing when a value is
+ * outside [0, d) ([-d, d) with NDX_INDEX_WRAP; d: src_l's extent on
+ * `axis`). The host does not wait for the check: the fault comes from the
+ * next ndx_cuda_check(stream); calls enqueued after a faulty one run as
+ * usual. NDX_EINVAL, with nothing enqueued, for NULL layouts or pointers,
+ * `bits` not in {1,2,4,8,16,32,64,128}, index_bits not 32 or 64, axis
+ * outside [0, rank), shapes that do not match as ndx_index.h says, a
+ * destination that is not distinct, flags other than NDX_INDEX_WRAP, a
+ * pointer not aligned (as for ndx_cuda_plan_launch; the index to its
+ * element), or dst's bytes intersecting src's or index's; NDX_EDEVICE with
+ * the CUDA error's name when CUDA refuses an allocation or a launch (an
+ * earlier asynchronous error may show here too). An empty S enqueues
+ * nothing.
+ * Cost: O(rank^2) host work (a plan on the stack, about 9 KiB) and seven
+ * stream-ordered CUDA calls: cudaMallocAsync of 32 bytes (plus the claims of
+ * a scatter), cudaMemsetAsync, two kernels, a 32-byte cudaMemcpyAsync to
+ * pinned memory, cudaFreeAsync and cudaEventRecord. A pool of pinned status
+ * slots and events grows by 64 (one cudaMallocHost) when all are in use and
+ * lives as long as the process. Thread-safe. */
+NDX_API ndx_status ndx_cuda_gather(cudaStream_t stream, void *dst, const ndx_layout *dst_l,
+                                   const void *src, const ndx_layout *src_l, int axis,
+                                   const void *index, const ndx_layout *index_l, int index_bits,
+                                   unsigned flags, int bits);
+
+/* Scatters along `axis`: for every index i of S (the shape of src_l and
+ * index_l), dst[i with coordinate `axis` replaced by index[i]] = src[i];
+ * where several elements go to one destination element, the last in C order
+ * over S wins, whole; destination elements (and bits of sub-byte bytes)
+ * that nothing reaches keep their value. d is dst_l's extent on `axis`.
+ * Without NDX_INDEX_UNIQUE (and below 8 bits always) the check kernel also
+ * claims each destination element for its last source in a table of int32
+ * (one per element of dst_l's shape, broadcast axes of the index dropped,
+ * allocated with the status words), and the copy kernel runs over dst_l's
+ * shape; NDX_INDEX_UNIQUE promises distinct targets and copies over S (a
+ * broken promise leaves each contested element holding one of its sources
+ * whole). Returns and costs as ndx_cuda_gather, flags NDX_INDEX_WRAP and
+ * NDX_INDEX_UNIQUE; also NDX_ERANGE for a claims scatter of 2^31 or more
+ * elements along `axis`. */
+NDX_API ndx_status ndx_cuda_scatter(cudaStream_t stream, void *dst, const ndx_layout *dst_l,
+                                    const void *src, const ndx_layout *src_l, int axis,
+                                    const void *index, const ndx_layout *index_l, int index_bits,
+                                    unsigned flags, int bits);
+
+/* Waits for the gathers and scatters enqueued on `stream` (the same handle)
+ * since the last ndx_cuda_check of it, and forgets them. Returns NDX_OK when
+ * none had a bad index; NDX_ERANGE for the oldest that had, naming the call,
+ * an offending element's C-order index in S, its value and the valid range
+ * (that call wrote nothing); NDX_EDEVICE with the CUDA error's name when
+ * waiting fails. Other streams' calls are left pending. Thread-safe.
+ * Cost: one cudaEventSynchronize per pending call of the stream; no
+ * allocation. */
+NDX_API ndx_status ndx_cuda_check(cudaStream_t stream);
 
 #ifdef __cplusplus
 }
