@@ -53,12 +53,12 @@ static int64_t copy_chunk(const ndx_index_plan *p, int64_t *items) {
     int64_t lo, hi, first, end;
     ndx_operands_span(q, 0, &lo, &hi);
     ndx_bytes_span(lo, hi, p->bits, &first, &end);
-    int64_t chunk = ceil_div(NDX_CL_BYTES_ELEMS * (end - first), q->numel);
+    int64_t chunk = ceil_div(NDX_CL_INDEX_BYTES_ELEMS * (end - first), q->numel);
     if (chunk < 1) chunk = 1;
     *items = ceil_div(end - first, chunk);
     return chunk;
   }
-  int64_t chunk = p->rows ? NDX_CL_ROWS_BYTES / (p->bits / 8) : NDX_CL_GATHER_ELEMS;
+  int64_t chunk = p->rows ? NDX_CL_INDEX_ROWS_BYTES / (p->bits / 8) : NDX_CL_INDEX_ELEMS;
   *items = ceil_div(q->numel, chunk);
   return chunk;
 }

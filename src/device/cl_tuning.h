@@ -11,8 +11,13 @@
 #define NDX_CL_GATHER_ELEMS 512
 #define NDX_CL_BYTES_ELEMS 2048
 
-/* Index elements a gather's or scatter's check item tests. */
+/* Gathers and scatters: index elements a check item tests; bytes a copy
+ * item moves by rows (one index value a row), elements it copies one by one,
+ * destination elements of a sub-byte copy item. */
 #define NDX_CL_INDEX_CHECK_ELEMS 4096
+#define NDX_CL_INDEX_ROWS_BYTES 8192
+#define NDX_CL_INDEX_ELEMS 512
+#define NDX_CL_INDEX_BYTES_ELEMS 16384
 
 /* Work-items per work-group (less where a kernel allows less). */
 #define NDX_CL_LOCAL_SIZE 64
