@@ -21,7 +21,7 @@
 
 #define NDX_CUDA_EMULATE 1
 #include "device/cuda_plan.h"
-#include "ndx/ndx_cuda.h"
+#include "ndx_gpu.h"
 #include "ndx_copy_cuda.cuh"
 
 #include "cuda_cases.h"

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#include <cuda_runtime.h>
+#include "ndx_gpu.h" /* cuda_runtime.h or, built by hipcc, HIP's runtime and names */
 
 #define NDX_WIDE 0
 #include "ndx/ndx_device.h"
@@ -167,7 +167,9 @@ int main() {
     const char *name = "device side: the user's kernel computes the same positions";
     if (e != cudaSuccess || count == 0) {
       char why[256];
-      snprintf(why, sizeof why, "no CUDA device: cudaGetDeviceCount returned %s (%s), %d devices",
+      snprintf(why, sizeof why,
+               "no " NDX_GPU_NAME
+               " device: " NDX_GPU_STR(cudaGetDeviceCount) " returned %s (%s), %d devices",
                cudaGetErrorName(e), cudaGetErrorString(e), count);
       skip(name, why);
     } else {
@@ -198,10 +200,10 @@ int main() {
       }
       if (e != cudaSuccess) {
         ok = false;
-        snprintf(detail, sizeof detail, "CUDA: %s (%s)", cudaGetErrorName(e),
+        snprintf(detail, sizeof detail, NDX_GPU_NAME ": %s (%s)", cudaGetErrorName(e),
                  cudaGetErrorString(e));
       }
-      cudaFree(dev);
+      (void)cudaFree(dev); /* hipFree is [[nodiscard]] */
       tap(ok, name, detail);
     }
   }
