@@ -10,7 +10,9 @@
  *
  * Built with Criterion by meson (suite 'device'), or with
  * -DNDX_NO_CRITERION and tests/mini_criterion.h by ci/gpu on machines that
- * lack Criterion; both print TAP. */
+ * lack Criterion; both print TAP. The HIP build compiles it again with
+ * NDX_HIP (test_hip: ndx_hip.h, HIP's runtime, an AMD GPU; kernels/ndx_gpu.h
+ * maps the names). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,9 @@
  * tests/cuda_cases.h, every width, the 32- and 64-bit index forms, the
  * gather-only plans and pointers off 4- and 16-byte alignment. This proves
  * the index math and the ownership of every destination byte with no GPU;
- * tests/test_cuda.c runs the same cases on one.
+ * tests/test_cuda.c runs the same cases on one. The HIP build compiles it
+ * again with hipcc's host pass (test_hip_emulate): the bodies as HIP builds
+ * them.
  *
  * Output: TAP (one test per width and plan flags, then coverage checks).
  * Usage: test_cuda_emulate [--tap] [--quick] */

@@ -7,7 +7,8 @@
  * (no GPU needed) the same function turns every index of random layouts
  * into positions, compared with the definition (oracle.h), and the magic
  * division and sub-byte loads and stores are checked against plain C. With
- * a GPU, the kernel computes the positions too and must agree.
+ * a GPU, the kernel computes the positions too and must agree. The HIP
+ * build compiles it again with hipcc (test_hip_header).
  *
  * Output: TAP. Usage: test_cuda_header [--tap] */
 #include <cstdio>
