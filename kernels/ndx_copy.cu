@@ -8,7 +8,7 @@
  * pack says), element size and vector width, and take their arguments, the
  * pack included, by value as a __grid_constant__ parameter (read in place,
  * never copied to local memory). */
-#include <cuda_runtime.h>
+#include "ndx_gpu.h"
 
 #include "ndx_copy_cuda.cuh"
 

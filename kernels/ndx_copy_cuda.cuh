@@ -28,7 +28,7 @@
 
 /* Loop unrolling for the device pass only (the host compiler knows no
  * such pragma). */
-#if defined(__CUDA_ARCH__)
+#if defined(NDX_GPU_DEVICE_PASS)
 #define NDX_UNROLL _Pragma("unroll")
 #define NDX_UNROLL4 _Pragma("unroll 4")
 #else
@@ -40,7 +40,7 @@
  * kernel here is checked: aligned to its size, as the GPU requires, and
  * inside the bytes of its operand's span (tests/test_cuda_emulate.cu sets
  * the bounds and counts the faults). Nothing on the GPU. */
-#if defined(NDX_CUDA_EMULATE) && !defined(__CUDA_ARCH__)
+#if defined(NDX_CUDA_EMULATE) && !defined(NDX_GPU_DEVICE_PASS)
 extern const unsigned char *ndx_emu_lo[2], *ndx_emu_hi[2];
 extern long long ndx_emu_faults;
 #define NDX_ACCESS(op, ptr, n)                                                                     \

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "ndx/ndx_pack.h"
+#include "ndx_gpu.h"
 #include "ndx_cuda_tuning.h"
 
 #ifdef __cplusplus

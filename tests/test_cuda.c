@@ -14,13 +14,15 @@
  *
  * Built with Criterion by meson (suite 'device'), or with
  * -DNDX_NO_CRITERION and tests/mini_criterion.h by ci/gpu on machines that
- * lack Criterion; both print TAP. */
+ * lack Criterion; both print TAP. The HIP build compiles it again with
+ * NDX_HIP (test_hip: ndx_hip.h, HIP's runtime, an AMD GPU; kernels/ndx_gpu.h
+ * maps the names). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cuda_runtime_api.h>
+#include "ndx_gpu.h" /* the CUDA or, in the HIP build, the HIP runtime */
 
 #ifdef NDX_NO_CRITERION
 #include "mini_criterion.h"
@@ -33,21 +35,23 @@
 #include "cuda_cases.h"
 #include "cuda_index_cases.h"
 #include "device/cuda_plan.h"
-#include "ndx/ndx_cuda.h"
 
 /* ---- Devices ------------------------------------------------------------------ */
 
-/* True when a CUDA device is there; else why not, from cudaGetDeviceCount. */
+/* True when a device of the runtime is there; else why not, from
+ * cudaGetDeviceCount (hipGetDeviceCount in the HIP build). */
 static bool have_device(char *why, size_t size) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    snprintf(why, size, "no CUDA device: cudaGetDeviceCount returned %s (%s)", cudaGetErrorName(e),
-             cudaGetErrorString(e));
+    snprintf(why, size,
+             "no " NDX_GPU_NAME " device: " NDX_GPU_STR(cudaGetDeviceCount) " returned %s (%s)",
+             cudaGetErrorName(e), cudaGetErrorString(e));
     return false;
   }
   if (count == 0) {
-    snprintf(why, size, "no CUDA device: cudaGetDeviceCount found 0 devices");
+    snprintf(why, size,
+             "no " NDX_GPU_NAME " device: " NDX_GPU_STR(cudaGetDeviceCount) " found 0 devices");
     return false;
   }
   return true;
@@ -63,7 +67,8 @@ static bool have_device(char *why, size_t size) {
   do {                                                                                             \
     char why_[512];                                                                                \
     if (have_device(why_, sizeof why_))                                                            \
-      cr_skip_test("a CUDA device is present: this checks the error of a launch without one");     \
+      cr_skip_test("a " NDX_GPU_NAME                                                               \
+                   " device is present: this checks the error of a launch without one");           \
   } while (0)
 
 /* Device buffers the copies share: big enough for every case. */
@@ -269,10 +274,12 @@ Test(cuda, launch_without_a_device_is_a_device_error) {
   /* the pointers are never touched: CUDA refuses before any kernel runs */
   ndx_status s = ndx_cuda_copy(0, (void *)0x100000, &a, (void *)0x200000, &t, 32);
   cr_assert_eq(s, NDX_EDEVICE, "%s: %s", ndx_status_name(s), ndx_last_error());
-  cr_assert(strstr(ndx_last_error(), "cudaError") != NULL, "message: %s", ndx_last_error());
+  cr_assert(strstr(ndx_last_error(), NDX_GPU_PREFIX "Error") != NULL, "message: %s",
+            ndx_last_error());
   s = ndx_cuda_copy(0, (void *)0x100000, &a, (void *)0x200000, &a, 32);
   cr_assert_eq(s, NDX_EDEVICE, "buffer path: %s: %s", ndx_status_name(s), ndx_last_error());
-  cr_assert(strstr(ndx_last_error(), "cudaMemcpyAsync") != NULL, "message: %s", ndx_last_error());
+  cr_assert(strstr(ndx_last_error(), NDX_GPU_STR(cudaMemcpyAsync)) != NULL, "message: %s",
+            ndx_last_error());
 }
 
 /* Gathers and scatters refuse before any CUDA call: the planner's rules and

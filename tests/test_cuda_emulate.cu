@@ -9,7 +9,9 @@
  * tests/cuda_cases.h, every width, the 32- and 64-bit index forms, the
  * gather-only plans and pointers off 4- and 16-byte alignment. This proves
  * the index math and the ownership of every destination byte with no GPU;
- * tests/test_cuda.c runs the same cases on one.
+ * tests/test_cuda.c runs the same cases on one. The HIP build compiles it
+ * again with hipcc's host pass (test_hip_emulate): the bodies as HIP builds
+ * them.
  *
  * Gathers and scatters (kernels/ndx_index_cuda.cuh) likewise: each call of
  * tests/cuda_index_cases.h is planned as ndx_cuda_gather / ndx_cuda_scatter
@@ -32,7 +34,7 @@
 
 #define NDX_CUDA_EMULATE 1
 #include "device/cuda_plan.h"
-#include "ndx/ndx_cuda.h"
+#include "ndx_gpu.h"
 #include "ndx_copy_cuda.cuh"
 #include "ndx_index_cuda.cuh"
 

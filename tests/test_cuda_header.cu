@@ -7,14 +7,15 @@
  * (no GPU needed) the same function turns every index of random layouts
  * into positions, compared with the definition (oracle.h), and the magic
  * division and sub-byte loads and stores are checked against plain C. With
- * a GPU, the kernel computes the positions too and must agree.
+ * a GPU, the kernel computes the positions too and must agree. The HIP
+ * build compiles it again with hipcc (test_hip_header).
  *
  * Output: TAP. Usage: test_cuda_header [--tap] */
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
-#include <cuda_runtime.h>
+#include "ndx_gpu.h" /* cuda_runtime.h or, built by hipcc, HIP's runtime and names */
 
 #define NDX_WIDE 0
 #include "ndx/ndx_device.h"
@@ -167,7 +168,9 @@ int main() {
     const char *name = "device side: the user's kernel computes the same positions";
     if (e != cudaSuccess || count == 0) {
       char why[256];
-      snprintf(why, sizeof why, "no CUDA device: cudaGetDeviceCount returned %s (%s), %d devices",
+      snprintf(why, sizeof why,
+               "no " NDX_GPU_NAME
+               " device: " NDX_GPU_STR(cudaGetDeviceCount) " returned %s (%s), %d devices",
                cudaGetErrorName(e), cudaGetErrorString(e), count);
       skip(name, why);
     } else {
@@ -198,10 +201,10 @@ int main() {
       }
       if (e != cudaSuccess) {
         ok = false;
-        snprintf(detail, sizeof detail, "CUDA: %s (%s)", cudaGetErrorName(e),
+        snprintf(detail, sizeof detail, NDX_GPU_NAME ": %s (%s)", cudaGetErrorName(e),
                  cudaGetErrorString(e));
       }
-      cudaFree(dev);
+      (void)cudaFree(dev); /* hipFree is [[nodiscard]] */
       tap(ok, name, detail);
     }
   }

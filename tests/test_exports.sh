@@ -3,14 +3,15 @@
 #
 # The libraries are built with -fvisibility=hidden and mark their API with
 # NDX_API (include/ndx/ndx_api.h). For every shared library the build makes
-# (libndx, libndx_cl, libndx_cuda), the dynamic symbols it defines
+# (libndx, libndx_cl, libndx_cuda, libndx_hip), the dynamic symbols it defines
 # (nm -D --defined-only) must be the functions declared NDX_API in the
 # headers that belong to it, nothing more and nothing less:
 #   libndx       ndx_layout.h, ndx_iter.h, ndx_sym.h, ndx_pack.h, ndx.h,
 #                ndx_device.h, the generated ndx_version.h, and ndx_dlpack.h
 #                when the build has DLPack (it installs the header);
 #   libndx_cl    ndx_cl.h;
-#   libndx_cuda  ndx_cuda.h.
+#   libndx_cuda  ndx_cuda.h;
+#   libndx_hip   ndx_hip.h.
 # A name missing is a function a program cannot link; an extra one is an
 # internal that became ABI (or a declaration without its NDX_API).
 #
@@ -37,7 +38,7 @@ import json, subprocess, sys
 def introspect(what):
     return json.loads(subprocess.check_output(["meson", "introspect", sys.argv[1], what]))
 for t in introspect("--targets"):
-    if t["name"] in ("ndx", "ndx_cl", "ndx_cuda") and t["type"] in ("shared library", "static library"):
+    if t["name"] in ("ndx", "ndx_cl", "ndx_cuda", "ndx_hip") and t["type"] in ("shared library", "static library"):
         print(t["name"], t["type"].split()[0], t["filename"][0])
 dlpack = any(dest.endswith("/ndx/ndx_dlpack.h") for dest in introspect("--installed").values())
 print("dlpack", "yes" if dlpack else "no", "-")
@@ -96,7 +97,7 @@ inc=$source/include/ndx
 lib_headers=()
 for h in "$inc"/*.h "$build/include/ndx/ndx_version.h"; do
   case $(basename "$h") in
-    ndx_cl.h | ndx_cuda.h | ndx_api.h) ;;
+    ndx_cl.h | ndx_cuda.h | ndx_hip.h | ndx_api.h) ;;
     ndx_dlpack.h) [ "$dlpack" = yes ] && lib_headers+=("$h") ;;
     *) lib_headers+=("$h") ;;
   esac
@@ -111,6 +112,7 @@ check() {
     case $name in
       ndx_cl) skip "lib$name.so exports" "the build has no OpenCL (no libndx_cl)" ;;
       ndx_cuda) skip "lib$name.so exports" "the build has no CUDA (no libndx_cuda)" ;;
+      ndx_hip) skip "lib$name.so exports" "the build has no HIP (no libndx_hip)" ;;
       *) not_ok "lib$name.so is built" ;;
     esac
     return
@@ -146,6 +148,7 @@ check() {
 check ndx "${lib_headers[@]}"
 check ndx_cl "$inc/ndx_cl.h"
 check ndx_cuda "$inc/ndx_cuda.h"
+check ndx_hip "$inc/ndx_hip.h"
 
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -17,16 +17,17 @@
 #   - pkg-config consumers (tests/consumers/*.c): host.c on ndx.pc alone,
 #     with no OpenCL or CUDA header or library; cl.c on ndx_cl.pc (an
 #     ndx_cl_copy on the default OpenCL device and a kernel of its own on the
-#     installed ndx_device.h); cuda.c on ndx_cuda.pc; each shared (with an
-#     rpath) and static (`--static`, the .a files); examples/view_ops.c as
-#     examples/README.md says; nvcc on the installed ndx_device.h;
+#     installed ndx_device.h); cuda.c on ndx_cuda.pc, hip.c on ndx_hip.pc;
+#     each shared (with an rpath) and static (`--static`, the .a files);
+#     examples/view_ops.c as examples/README.md says; nvcc and hipcc
+#     (gfx90a, no definitions added) on the installed ndx_device.h;
 #   - CMake: tests/consumers/cmake, find_package(ndx CONFIG) with
 #     CMAKE_PREFIX_PATH at the root, its programs built and run, and the
 #     components that are not there refused with ndx's message;
 #   - meson: tests/consumers/meson with the source tree as its subproject
 #     subprojects/ndx, built and its programs run.
 # pkg-config is pointed at the root with --define-variable=prefix=ROOT.
-# Skipped: only what the build lacks (OpenCL, CUDA, static or shared
+# Skipped: only what the build lacks (OpenCL, CUDA, HIP, static or shared
 # libraries) and, for the OpenCL programs, a machine with no OpenCL device.
 #
 # Usage: test_install.sh BUILD_DIR SOURCE_DIR     Output: TAP.
@@ -97,13 +98,14 @@ yes = lambda b: "yes" if b else "no"
 print(opts["prefix"], opts["libdir"], opts["bindir"], opts["includedir"], opts["default_library"],
       yes(opts["default_library"] in ("shared", "both")),
       yes(opts["default_library"] in ("static", "both")),
-      yes("ndx_cl" in names), yes("ndx_cuda" in names), yes(dlpack), version)
+      yes("ndx_cl" in names), yes("ndx_cuda" in names), yes("ndx_hip" in names), yes(dlpack),
+      version)
 EOF
   not_ok "meson introspect $build" "$tmp/log"
   echo "1..$n"
   exit 1
 fi
-read -r prefix libdir bindir includedir default_library shared static cl cuda dlpack version <"$tmp/build.txt"
+read -r prefix libdir bindir includedir default_library shared static cl cuda hip dlpack version <"$tmp/build.txt"
 root=$tmp/dest$prefix
 lib=$root/$libdir
 inc=$root/$includedir
@@ -112,6 +114,7 @@ export PKG_CONFIG_PATH=$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 pc() { pkg-config --define-variable=prefix="$root" "$@"; }
 no_cl="the build has no OpenCL (no libndx_cl)"
 no_cuda="the build has no CUDA (no libndx_cuda)"
+no_hip="the build has no HIP (no libndx_hip)"
 no_static="default_library=shared: no static libraries"
 no_shared="default_library=static: no shared libraries"
 
@@ -130,12 +133,13 @@ lib_files() {
   echo "$libdir/pkgconfig/$1.pc"
 }
 # Exactly these headers: ndx_cl.h only with libndx_cl, ndx_cuda.h only with
-# libndx_cuda, ndx_dlpack.h only with DLPack.
+# libndx_cuda, ndx_hip.h only with libndx_hip, ndx_dlpack.h only with DLPack.
 headers_exact() {
   local want=(ndx.h ndx_api.h ndx_device.h ndx_index.h ndx_iter.h ndx_layout.h ndx_pack.h
               ndx_sym.h ndx_version.h)
   [ $cl = yes ] && want+=(ndx_cl.h)
   [ $cuda = yes ] && want+=(ndx_cuda.h)
+  [ $hip = yes ] && want+=(ndx_hip.h)
   [ $dlpack = yes ] && want+=(ndx_dlpack.h)
   diff <(printf '%s\n' "${want[@]}" | sort) <(cd "$inc/ndx" && printf '%s\n' * | sort)
 }
@@ -143,26 +147,27 @@ check "the installed headers are exactly this build's" headers_exact
 check "libndx (default_library=$default_library) and ndx.pc" files_present $(lib_files ndx)
 check_if $cl "$no_cl" "libndx_cl and ndx_cl.pc" files_present $(lib_files ndx_cl)
 check_if $cuda "$no_cuda" "libndx_cuda and ndx_cuda.pc" files_present $(lib_files ndx_cuda)
+check_if $hip "$no_hip" "libndx_hip and ndx_hip.pc" files_present $(lib_files ndx_hip)
 check "CMake package in $libdir/cmake/ndx" files_present \
   "$libdir/cmake/ndx/ndxConfig.cmake" "$libdir/cmake/ndx/ndxConfigVersion.cmake"
 progs=(ndx ndx-bench)
 [ $cuda = yes ] && progs+=(ndx-bench-cuda)
 check "programs in $bindir: ${progs[*]}" files_present "${progs[@]/#/$bindir/}"
 
-# libndx is the host library: no OpenCL or CUDA library is needed to link or
-# load it (readelf of the .so; of the .a, no OpenCL or CUDA symbol used).
+# libndx is the host library: no OpenCL, CUDA or HIP library is needed to
+# link or load it (readelf of the .so; of the .a, no such symbol used).
 host_only_lib() {
   local bad=0
   if [ $shared = yes ]; then
     readelf -d "$lib/libndx.so" | tee "$tmp/needed" | grep NEEDED
-    grep -Ei 'NEEDED.*(OpenCL|cuda|stdc\+\+)' "$tmp/needed" && bad=1
+    grep -Ei 'NEEDED.*(OpenCL|cuda|amdhip|stdc\+\+)' "$tmp/needed" && bad=1
   fi
   if [ $static = yes ]; then
-    nm -u "$lib/libndx.a" | grep -E ' (cl[A-Z]|cuda)' && bad=1
+    nm -u "$lib/libndx.a" | grep -E ' (cl[A-Z]|cuda|hip[A-Z])' && bad=1
   fi
   return $bad
 }
-check "libndx needs no OpenCL or CUDA library" host_only_lib
+check "libndx needs no OpenCL, CUDA or HIP library" host_only_lib
 # The CMake package is relocatable: no absolute path of the prefix in it.
 check "the CMake package names no absolute path of the prefix" bash -c \
   "! grep -n -F '$prefix/' '$lib/cmake/ndx/ndxConfig.cmake' '$lib/cmake/ndx/ndxConfigVersion.cmake'"
@@ -176,7 +181,7 @@ loads() {
   ! grep -F 'not found' "$tmp/ldd" || return 1
   while read -r name _ path _; do
     case $name in
-      libndx.so.* | libndx_cl.so.* | libndx_cuda.so.*)
+      libndx.so.* | libndx_cl.so.* | libndx_cuda.so.* | libndx_hip.so.*)
         [ "$(dirname "$(realpath "$path")")" = "$(realpath "$lib")" ] ||
           { echo "$name is not loaded from $lib"; bad=1; } ;;
     esac
@@ -209,7 +214,8 @@ fi
 
 # ---- headers -------------------------------------------------------------------
 # Every installed header compiles on its own with its library's flags:
-# ndx_cl.h with ndx_cl's, ndx_cuda.h with ndx_cuda's, the rest with ndx's
+# ndx_cl.h with ndx_cl's, ndx_cuda.h with ndx_cuda's, ndx_hip.h with
+# ndx_hip's, the rest with ndx's
 # (ndx_dlpack.h also needs dlpack/dlpack.h, where the build found it).
 headers_compile() {
   local bad=0 h flags
@@ -218,6 +224,7 @@ headers_compile() {
     case $h in
       ndx_cl.h) flags=$(pc --cflags ndx_cl) ;;
       ndx_cuda.h) flags=$(pc --cflags ndx_cuda) ;;
+      ndx_hip.h) flags=$(pc --cflags ndx_hip) ;;
       *) flags=$(pc --cflags ndx) ;;
     esac
     printf '#include <ndx/%s>\nint main(void) { return 0; }\n' "$h" >h.c
@@ -237,8 +244,8 @@ consumers=$source/tests/consumers
 # as its .a (a plain -lndx would take libndx.so where both are installed).
 # Twice: a match takes the blank that the next one would start with.
 static_libs() {
-  pc --static --libs "$1" | sed -E 's/(^| )-l(ndx|ndx_cl|ndx_cuda)( |$)/\1-l:lib\2.a\3/g;
-                                    s/(^| )-l(ndx|ndx_cl|ndx_cuda)( |$)/\1-l:lib\2.a\3/g'
+  pc --static --libs "$1" | sed -E 's/(^| )-l(ndx|ndx_cl|ndx_cuda|ndx_hip)( |$)/\1-l:lib\2.a\3/g;
+                                    s/(^| )-l(ndx|ndx_cl|ndx_cuda|ndx_hip)( |$)/\1-l:lib\2.a\3/g'
 }
 # rpaths LIBS: an rpath for each -L folder (the CUDA toolkit's runtime).
 rpaths() { printf '%s\n' $1 | sed -n 's/^-L/-Wl,-rpath,/p'; }
@@ -262,13 +269,13 @@ links_ndx() {
 host_shared() {
   "$CC" "${cflags[@]}" "$consumers/host.c" -o host-shared $(pc --cflags --libs ndx) \
     -Wl,-rpath,"$(pc --variable=libdir ndx)" &&
-    links_ndx host-shared shared ndx && ! grep -Ei 'OpenCL|cuda' "$tmp/needed"
+    links_ndx host-shared shared ndx && ! grep -Ei 'OpenCL|cuda|amdhip' "$tmp/needed"
 }
 host_static() {
   local libs
   libs=$(static_libs ndx) && echo "libs: $libs" &&
     "$CC" "${cflags[@]}" "$consumers/host.c" -o host-static $(pc --cflags ndx) $libs &&
-    links_ndx host-static static ndx && ! grep -Ei 'OpenCL|cuda' "$tmp/needed"
+    links_ndx host-static static ndx && ! grep -Ei 'OpenCL|cuda|amdhip' "$tmp/needed"
 }
 if [ $shared = yes ]; then
   check "host consumer builds with pkg-config ndx (shared), no OpenCL or CUDA" host_shared
@@ -321,37 +328,49 @@ else
   skip "cl consumer with pkg-config ndx_cl" "$no_cl"
 fi
 
-# cuda.c on ndx_cuda.pc; the toolkit's -L folder as an rpath too (libcudart).
-# Static: nvcc's objects in libndx_cuda.a need the C++ runtime (Libs.private).
-cuda_shared() {
+# cuda.c on ndx_cuda.pc and hip.c on ndx_hip.pc, by the C compiler; the
+# runtime's -L folder as an rpath too (libcudart, libamdhip64). Static:
+# nvcc's and hipcc's objects in libndx_cuda.a and libndx_hip.a need the C++
+# runtime (Libs.private). gpu_shared|gpu_static cuda|hip.
+gpu_shared() {
   local libs
-  libs=$(pc --libs ndx_cuda) &&
-    "$CC" "${cflags[@]}" "$consumers/cuda.c" -o cuda-shared $(pc --cflags ndx_cuda) $libs \
-      -Wl,-rpath,"$(pc --variable=libdir ndx_cuda)" $(rpaths "$libs") &&
-    links_ndx cuda-shared shared ndx_cuda ndx
+  libs=$(pc --libs ndx_$1) &&
+    "$CC" "${cflags[@]}" "$consumers/$1.c" -o $1-shared $(pc --cflags ndx_$1) $libs \
+      -Wl,-rpath,"$(pc --variable=libdir ndx_$1)" $(rpaths "$libs") &&
+    links_ndx $1-shared shared ndx_$1 ndx
 }
-cuda_static() {
+gpu_static() {
   local libs
-  libs=$(static_libs ndx_cuda) && echo "libs: $libs" &&
-    "$CC" "${cflags[@]}" "$consumers/cuda.c" -o cuda-static $(pc --cflags ndx_cuda) $libs \
+  libs=$(static_libs ndx_$1) && echo "libs: $libs" &&
+    "$CC" "${cflags[@]}" "$consumers/$1.c" -o $1-static $(pc --cflags ndx_$1) $libs \
       $(rpaths "$libs") &&
-    links_ndx cuda-static static ndx_cuda ndx
+    links_ndx $1-static static ndx_$1 ndx
 }
-if [ $cuda = yes ]; then
+for gpu in cuda hip; do
+  no_gpu=no_$gpu
+  if [ "${!gpu}" = no ]; then
+    skip "$gpu consumer with pkg-config ndx_$gpu" "${!no_gpu}"
+    continue
+  fi
   if [ $shared = yes ]; then
-    check "cuda consumer builds with pkg-config ndx_cuda (shared)" cuda_shared
-    check "cuda consumer plans a transpose (shared)" ./cuda-shared
+    check "$gpu consumer builds with pkg-config ndx_$gpu (shared)" gpu_shared $gpu
+    check "$gpu consumer plans a transpose (shared)" ./$gpu-shared
   else
-    skip "cuda consumer with pkg-config ndx_cuda (shared)" "$no_shared"
+    skip "$gpu consumer with pkg-config ndx_$gpu (shared)" "$no_shared"
   fi
   if [ $static = yes ]; then
-    check "cuda consumer builds with pkg-config --static ndx_cuda and the .a files" cuda_static
-    check "cuda consumer plans a transpose (static)" ./cuda-static
+    check "$gpu consumer builds with pkg-config --static ndx_$gpu and the .a files" gpu_static $gpu
+    check "$gpu consumer plans a transpose (static)" ./$gpu-static
   else
-    skip "cuda consumer with pkg-config --static ndx_cuda" "$no_static"
+    skip "$gpu consumer with pkg-config --static ndx_$gpu" "$no_static"
   fi
-  # A kernel of the user's own on the installed ndx_device.h, both widths.
-  cat >kernel.cu <<'EOF'
+done
+
+# A kernel of the user's own on the installed ndx_device.h, both widths, with
+# no runtime header and no definition: nvcc (the toolkit's whose include
+# folder ndx_cuda.pc names, the build's) and hipcc (for gfx90a; the header
+# includes HIP's runtime header itself, which HIP-Clang does not).
+cat >kernel.cu <<'EOF'
 #define NDX_WIDE 0
 #include "ndx/ndx_device.h"
 #undef NDX_WIDE
@@ -363,7 +382,7 @@ __global__ void positions(const ndx_pack_head *p, long long *out) {
   if (i < p->numel) out[i] = p->wide ? ndx_position_w64(p, 1, i) : ndx_position_w32(p, 1, (int)i);
 }
 EOF
-  # The toolkit's nvcc whose include folder ndx_cuda.pc names (the build's).
+if [ $cuda = yes ]; then
   nvcc=nvcc
   for flag in $(pc --cflags-only-I ndx_cuda); do
     [ -x "${flag#-I}/../bin/nvcc" ] && nvcc=$(cd "${flag#-I}/../bin" && pwd)/nvcc
@@ -371,28 +390,36 @@ EOF
   check "nvcc compiles a kernel on the installed ndx_device.h" \
     "$nvcc" -std=c++17 -arch=sm_80 -I"$inc" -c kernel.cu -o kernel.o
 else
-  skip "cuda consumer with pkg-config ndx_cuda" "$no_cuda"
+  skip "nvcc compiles a kernel on the installed ndx_device.h" "$no_cuda"
+fi
+if [ $hip = yes ]; then
+  check "hipcc compiles a kernel on the installed ndx_device.h (gfx90a)" \
+    hipcc --offload-arch=gfx90a -Wall -Wextra -Werror -I"$inc" -c kernel.cu -o kernel-hip.o
+else
+  skip "hipcc compiles a kernel on the installed ndx_device.h" "$no_hip"
 fi
 
 # ---- CMake ---------------------------------------------------------------------
 # tests/consumers/cmake against an installed root: ndx_host always, ndx_cl
-# and ndx_cuda with their components, every target of the kind expected.
+# ndx_cuda and ndx_hip with their components, every target of the kind
+# expected.
 # The shared libraries where they are installed; the static ones (the
 # config's fallback, with their own link dependencies) where they are
 # alone: a static build's root, or a copy of a `both` root without the
 # shared ones (a moved root too). Ninja when there is one (faster).
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-cmake_components=$([ $cl = yes ] && echo ' cl')$([ $cuda = yes ] && echo ' cuda')
+cmake_components=$([ $cl = yes ] && echo ' cl')$([ $cuda = yes ] && echo ' cuda')$([ $hip = yes ] && echo ' hip')
 cmake_build() { # DIR ROOT SHARED|STATIC
   cmake "${generator[@]}" -S "$consumers/cmake" -B "$1" -DCMAKE_PREFIX_PATH="$2" \
     -DNDX_CONSUMER_VERSION="$version" -DNDX_CONSUMER_LIBRARY_TYPE="$3" \
     -DNDX_CONSUMER_CL=$([ $cl = yes ] && echo ON || echo OFF) \
-    -DNDX_CONSUMER_CUDA=$([ $cuda = yes ] && echo ON || echo OFF) &&
+    -DNDX_CONSUMER_CUDA=$([ $cuda = yes ] && echo ON || echo OFF) \
+    -DNDX_CONSUMER_HIP=$([ $hip = yes ] && echo ON || echo OFF) &&
     cmake --build "$1"
 }
 cmake_host_links() { # DIR shared|static
-  links_ndx "$1/ndx_host" "$2" ndx && ! grep -Ei 'OpenCL|cuda' "$tmp/needed"
+  links_ndx "$1/ndx_host" "$2" ndx && ! grep -Ei 'OpenCL|cuda|amdhip' "$tmp/needed"
 }
 cmake_consumers() { # ROOT SHARED|STATIC
   local where=$1 type=$2 kind dir=$tmp/cmake-$2
@@ -408,13 +435,17 @@ cmake_consumers() { # ROOT SHARED|STATIC
   else
     skip "CMake: ndx_cl (ndx::cl, $kind)" "$no_cl"
   fi
-  if [ $cuda = yes ]; then
-    check "CMake: ndx_cuda plans a transpose (ndx::cuda, $kind)" "$dir/ndx_cuda"
-    check "CMake: ndx_cuda links libndx_cuda and libndx $kind" \
-      links_ndx "$dir/ndx_cuda" "$kind" ndx_cuda ndx
-  else
-    skip "CMake: ndx_cuda (ndx::cuda, $kind)" "$no_cuda"
-  fi
+  local gpu no_gpu
+  for gpu in cuda hip; do
+    no_gpu=no_$gpu
+    if [ "${!gpu}" = yes ]; then
+      check "CMake: ndx_$gpu plans a transpose (ndx::$gpu, $kind)" "$dir/ndx_$gpu"
+      check "CMake: ndx_$gpu links libndx_$gpu and libndx $kind" \
+        links_ndx "$dir/ndx_$gpu" "$kind" ndx_$gpu ndx
+    else
+      skip "CMake: ndx_$gpu (ndx::$gpu, $kind)" "${!no_gpu}"
+    fi
+  done
 }
 if [ $shared = yes ]; then
   cmake_consumers "$root" SHARED
@@ -453,8 +484,9 @@ cmake_refuses() { # ROOT COMPONENT MESSAGE
 check "CMake: COMPONENTS nosuch is refused" \
   cmake_refuses "$root" nosuch "ndx has no component \`nosuch\`"
 cp -a "$root" "$tmp/moved"
-rm -f "$tmp/moved/$libdir"/libndx_cl.* "$tmp/moved/$libdir"/libndx_cuda.*
-for comp in cl cuda; do
+rm -f "$tmp/moved/$libdir"/libndx_cl.* "$tmp/moved/$libdir"/libndx_cuda.* \
+  "$tmp/moved/$libdir"/libndx_hip.*
+for comp in cl cuda hip; do
   if [ "${!comp}" = no ]; then
     check "CMake: COMPONENTS $comp is refused (not built)" \
       cmake_refuses "$root" $comp "was built without component \`$comp\`"

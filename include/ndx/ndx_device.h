@@ -1,6 +1,7 @@
 /* ndx_device.h: what a kernel of the user's needs to find its elements in
  * the packed form (ndx_pack.h): pure functions, shared by OpenCL C 1.2,
- * CUDA C++ and host C11/C++ unchanged.
+ * CUDA C++, HIP C++ (hipcc; the CUDA branch below, which includes
+ * hip/hip_runtime.h for it) and host C11/C++ unchanged.
  *
  * A kernel takes a pack (made on the host by ndx_pack or ndx_pack_copy) and
  * its buffers, and turns its work-item id into element positions with:
@@ -63,7 +64,7 @@
  * A pack holds int32 or int64 words (ndx_pack_head.wide). The functions that
  * read words come in two forms, name_w32 and name_w64 (ndx_position_w32,
  * ndx_position_w64). Define NDX_WIDE to 0 or 1 before including to get one
- * form (a kernel program is built once per form); on the host and in CUDA
+ * form (a kernel program is built once per form); on the host, in CUDA and HIP
  * the header may be included twice, with NDX_WIDE 0 and then 1, to get
  * both. Default: 1. Every function of one form must be given a pack of that
  * form.
@@ -109,7 +110,12 @@
 #endif
 typedef ulong2 ndx_u128;
 
-#elif defined(__CUDACC__)
+#elif defined(__CUDACC__) || defined(__HIPCC__)
+#if defined(__HIPCC__) && !defined(__CUDACC__)
+/* HIP-Clang, unlike nvcc, declares the runtime's types (ulonglong2) and
+ * qualifiers (__forceinline__) only in its runtime header. */
+#include <hip/hip_runtime.h>
+#endif
 #ifndef NDX_GLOBAL
 #define NDX_GLOBAL
 #endif
@@ -127,14 +133,14 @@ typedef ulong2 ndx_u128;
 #endif
 typedef ulonglong2 ndx_u128;
 NDX_FN ndx_u32 ndx_cuda_mulhi32(ndx_u32 a, ndx_u32 b) {
-#ifdef __CUDA_ARCH__
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return __umulhi(a, b);
 #else
   return (ndx_u32)(((ndx_u64)a * b) >> 32);
 #endif
 }
 NDX_FN ndx_u64 ndx_cuda_mulhi64(ndx_u64 a, ndx_u64 b) {
-#ifdef __CUDA_ARCH__
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return __umul64hi(a, b);
 #else
   return (ndx_u64)(((unsigned __int128)a * b) >> 64);

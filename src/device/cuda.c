@@ -8,25 +8,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <cuda_runtime_api.h>
-
-#include "ndx/ndx_cuda.h"
+#include "ndx_gpu.h"
 #include "cuda_plan.h"
 #include "host/ndx_internal.h"
 
 static ndx_status cuda_fail(const char *what, cudaError_t e) {
-  return ndx_set_error(NDX_EDEVICE, "ndx_cuda_plan_launch: %s failed: %s (%s)", what,
+  return ndx_set_error(NDX_EDEVICE, NDX_GPU_STR(ndx_cuda_plan_launch) ": %s failed: %s (%s)", what,
                        cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
 ndx_status ndx_cuda_plan_create_flags(struct ndx_cuda_plan **out, const ndx_layout *dst_l,
                                       const ndx_layout *src_l, int bits, unsigned flags) {
-  if (!out) return ndx_set_error(NDX_EINVAL, "ndx_cuda_plan_create: out is NULL");
+  if (!out) return ndx_set_error(NDX_EINVAL, NDX_GPU_STR(ndx_cuda_plan_create) ": out is NULL");
   struct ndx_cuda_plan tmp;
   ndx_status s = ndx_cuda_plan_fill(&tmp, dst_l, src_l, bits, flags);
   if (s != NDX_OK) return s;
   struct ndx_cuda_plan *plan = malloc(sizeof *plan);
-  if (!plan) return ndx_set_error(NDX_ENOMEM, "ndx_cuda_plan_create: out of host memory");
+  if (!plan)
+    return ndx_set_error(NDX_ENOMEM, NDX_GPU_STR(ndx_cuda_plan_create) ": out of host memory");
   *plan = tmp;
   *out = plan;
   return NDX_OK;
@@ -43,7 +42,7 @@ void ndx_cuda_plan_destroy(ndx_cuda_plan *plan) {
 
 ndx_status ndx_cuda_plan_launch(const ndx_cuda_plan *plan, cudaStream_t stream, void *dst,
                                 const void *src) {
-  static const char fn[] = "ndx_cuda_plan_launch";
+  static const char fn[] = NDX_GPU_STR(ndx_cuda_plan_launch);
   if (!plan) return ndx_set_error(NDX_EINVAL, "%s: plan is NULL", fn);
   if (plan->nsteps == 0) return NDX_OK; /* an empty copy launches nothing */
   if (!dst || !src) return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn, dst ? "src" : "dst");
@@ -68,7 +67,7 @@ ndx_status ndx_cuda_plan_launch(const ndx_cuda_plan *plan, cudaStream_t stream, 
     if (st->kernel == NDX_CUDA_BUFFER) {
       cudaError_t e = cudaMemcpyAsync((char *)dst + st->dst_off, (const char *)src + st->src_off,
                                       st->bytes, cudaMemcpyDeviceToDevice, stream);
-      if (e != cudaSuccess) return cuda_fail("cudaMemcpyAsync", e);
+      if (e != cudaSuccess) return cuda_fail(NDX_GPU_STR(cudaMemcpyAsync), e);
     } else {
       cudaError_t e = (cudaError_t)ndx_cuda_launch_step(st, (void *)stream, dst, src);
       if (e != cudaSuccess) {

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ndx_gpu.h"
 #include "cuda_plan.h"
 #include "host/copy_plan.h"
 #include "host/ndx_internal.h"
-#include "ndx/ndx_cuda.h"
 #include "ndx_copy_items.h"
 
 /* CUDA's kernels add word transposes to the common paths; contiguous copies
@@ -48,8 +48,8 @@ static ndx_status start_step(ndx_cuda_step *s, int kernel, const ndx_copy_plan *
   s->numel = q->numel;
   s->args.bits = p->bits;
   size_t used;
-  return ndx_pack_write("ndx_cuda_plan_create", s->args.pack, sizeof s->args.pack, &used, q,
-                        p->bits, p->wide);
+  return ndx_pack_write(NDX_GPU_STR(ndx_cuda_plan_create), s->args.pack, sizeof s->args.pack, &used,
+                        q, p->bits, p->wide);
 }
 
 /* rows, gather or gather-flip. For rows and gather-flip, the widest vector
@@ -211,7 +211,9 @@ static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, 
   int in = q->rank - 1;
   if (p->path == NDX_PATH_EMPTY) return NDX_OK;
   ndx_cuda_step *s = next_step(plan);
-  if (!s) return ndx_set_error(NDX_EUNSUPPORTED, "ndx_cuda_plan_create: internal: too many steps");
+  if (!s)
+    return ndx_set_error(NDX_EUNSUPPORTED,
+                         NDX_GPU_STR(ndx_cuda_plan_create) ": internal: too many steps");
   switch (p->path) {
   case NDX_PATH_BUFFER:
     memset(s, 0, sizeof *s);
@@ -249,7 +251,7 @@ static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, 
 
 ndx_status ndx_cuda_plan_fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l,
                               const ndx_layout *src_l, int bits, unsigned flags) {
-  static const char fn[] = "ndx_cuda_plan_create";
+  static const char fn[] = NDX_GPU_STR(ndx_cuda_plan_create);
   if (!plan || !dst_l || !src_l)
     return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn,
                          !plan    ? "out"

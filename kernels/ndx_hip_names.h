@@ -1,0 +1,50 @@
+/* ndx_hip_names.h: the CUDA names of ndx's CUDA sources, mapped to HIP's,
+ * so that the same files build libndx_hip (included by ndx_gpu.h under
+ * NDX_HIP, after ndx_hip.h and before any other ndx header). Three lists:
+ * the ndx_cuda.h API to ndx_hip.h's; the internal functions shared between
+ * the runtime's files, so that libndx_cuda.a and libndx_hip.a link into one
+ * program; the CUDA runtime's calls, types and constants that the sources
+ * and their tests use, to HIP's of the same signature. Users never see it. */
+#ifndef NDX_HIP_NAMES_H
+#define NDX_HIP_NAMES_H
+
+/* ndx_cuda.h -> ndx_hip.h */
+#define ndx_cuda_plan ndx_hip_plan
+#define ndx_cuda_plan_create ndx_hip_plan_create
+#define ndx_cuda_plan_launch ndx_hip_plan_launch
+#define ndx_cuda_plan_path ndx_hip_plan_path
+#define ndx_cuda_plan_destroy ndx_hip_plan_destroy
+#define ndx_cuda_copy ndx_hip_copy
+
+/* Internal functions with external linkage (cuda_plan.h, ndx_cuda_args.h) */
+#define ndx_cuda_plan_fill ndx_hip_plan_fill
+#define ndx_cuda_plan_create_flags ndx_hip_plan_create_flags
+#define ndx_cuda_step_name ndx_hip_step_name
+#define ndx_cuda_plan_steps ndx_hip_plan_steps
+#define ndx_cuda_blocks ndx_hip_blocks
+#define ndx_cuda_launch_step ndx_hip_launch_step
+
+/* The runtime */
+#define cudaStream_t hipStream_t
+#define cudaError_t hipError_t
+#define cudaSuccess hipSuccess
+#define cudaErrorInvalidDeviceFunction hipErrorInvalidDeviceFunction
+#define cudaGetErrorName hipGetErrorName
+#define cudaGetErrorString hipGetErrorString
+#define cudaGetLastError hipGetLastError
+#define cudaGetDeviceCount hipGetDeviceCount
+#define cudaDeviceSynchronize hipDeviceSynchronize
+#define cudaMalloc hipMalloc
+#define cudaFree hipFree
+#define cudaMemset hipMemset
+#define cudaMemcpy hipMemcpy
+#define cudaMemcpyAsync hipMemcpyAsync
+#define cudaMemcpyHostToDevice hipMemcpyHostToDevice
+#define cudaMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define cudaMemcpyDeviceToDevice hipMemcpyDeviceToDevice
+#define cudaStreamCreate hipStreamCreate
+#define cudaStreamDestroy hipStreamDestroy
+#define cudaStreamSynchronize hipStreamSynchronize
+#define cudaLaunchKernel hipLaunchKernel
+
+#endif /* NDX_HIP_NAMES_H */
