@@ -25,6 +25,16 @@
 
 #define NDX_INDEX_STATUS_WORDS 8
 
+/* The bodies are called with constant widths, several times a kernel
+ * (kernels/ndx_index.cl): they must be inlined for the constants to fold
+ * (left to itself, PoCL's LLVM calls one shared copy, its loops branching on
+ * every width for every element). */
+#if defined(NDX_OPENCL_C)
+#define NDX_ITEM_FN NDX_FN __attribute__((always_inline))
+#else
+#define NDX_ITEM_FN NDX_FN
+#endif
+
 /* The two atomic steps: claiming the fault record (0 -> 1, true for the one
  * caller that did) and keeping a claim's maximum. The host's emulation runs
  * one work-item at a time. */
@@ -81,7 +91,8 @@ typedef struct ndx_walk_wN {
   NDX_WORD pos[4];
 } ndx_walk_wN;
 
-NDX_FN void ndx_walk_start_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk_wN *w, NDX_WORD i) {
+NDX_ITEM_FN void ndx_walk_start_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk_wN *w,
+                                   NDX_WORD i) {
   ndx_unravel_wN(p, i, w->index);
   for (int k = 0; k < 4; k++)
     w->pos[k] = k < (int)p->nops ? ndx_index_position_wN(p, k, w->index) : 0;
@@ -89,7 +100,8 @@ NDX_FN void ndx_walk_start_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk_wN *
 
 /* From index j of the innermost axis, whose row is done: to the next row's
  * start. */
-NDX_FN void ndx_walk_next_row_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk_wN *w, NDX_WORD j) {
+NDX_ITEM_FN void ndx_walk_next_row_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk_wN *w,
+                                      NDX_WORD j) {
   int in = (int)p->rank - 1, n = (int)p->nops;
   for (int k = 0; k < n; k++) w->pos[k] -= j * ndx_stride_wN(p, k, in);
   w->index[in] = 0;
@@ -108,11 +120,11 @@ NDX_FN void ndx_walk_next_row_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk_w
 /* Check pass, work-item `item`: the index elements [item*chunk, ...) of the
  * check pack (index_plan.h: operands index, claim slot, axis coordinate,
  * C-order index in S). `claims` is NULL without claims. */
-NDX_FN void ndx_index_check_item_wN(NDX_CONSTANT const ndx_pack_head *p,
-                                    NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int index_bits,
-                                    ndx_i64 d, int wrap, NDX_GLOBAL ndx_u32 *claims,
-                                    ndx_i64 claim_stride, NDX_GLOBAL ndx_u32 *status, ndx_i64 item,
-                                    ndx_i64 chunk) {
+NDX_ITEM_FN void ndx_index_check_item_wN(NDX_CONSTANT const ndx_pack_head *p,
+                                         NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index,
+                                         int index_bits, ndx_i64 d, int wrap,
+                                         NDX_GLOBAL ndx_u32 *claims, ndx_i64 claim_stride,
+                                         NDX_GLOBAL ndx_u32 *status, ndx_i64 item, ndx_i64 chunk) {
   ndx_i64 i0 = item * chunk;
   if (i0 >= p->numel) return;
   ndx_i64 n = ndx_min64(p->numel, i0 + chunk) - i0;
@@ -124,6 +136,17 @@ NDX_FN void ndx_index_check_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   NDX_WORD s2 = ndx_stride_wN(p, 2, in), s3 = ndx_stride_wN(p, 3, in);
   for (;;) {
     NDX_WORD j = w.index[in], run = (NDX_WORD)ndx_min64(ext - j, n);
+    if (!claims) { /* a test the compiler vectorizes; the scan below finds the element */
+      int bad = 0;
+      for (NDX_WORD t = 0; t < run; t++)
+        bad |= ndx_index_value(ndx_load_index(index, w.pos[0] + t * s0, index_bits), d, wrap) < 0;
+      if (!bad) {
+        n -= run;
+        if (n == 0) return;
+        ndx_walk_next_row_wN(p, &w, j);
+        continue;
+      }
+    }
     for (NDX_WORD t = 0; t < run; t++) {
       ndx_i64 v = ndx_load_index(index, w.pos[0] + t * s0, index_bits);
       ndx_i64 k = ndx_index_value(v, d, wrap);
@@ -147,12 +170,13 @@ NDX_FN void ndx_index_check_item_wN(NDX_CONSTANT const ndx_pack_head *p,
  * position + k*step1 to dst position + k*step0, an invalid one nothing.
  * `rows` (a constant in the caller) promises innermost strides 1, 1, 0: one
  * value per row and the row copied as a block. */
-NDX_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
-                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
-                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
-                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
-                                   int index_bits, ndx_i64 d, int wrap, ndx_i64 bias, ndx_i64 step0,
-                                   ndx_i64 step1, ndx_i64 item, ndx_i64 chunk, int rows) {
+NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
+                                        NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                        NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                        NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
+                                        int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,
+                                        ndx_i64 step0, ndx_i64 step1, ndx_i64 item, ndx_i64 chunk,
+                                        int rows) {
   ndx_i64 i0 = item * chunk;
   if (i0 >= p->numel) return;
   ndx_i64 n = ndx_min64(p->numel, i0 + chunk) - i0;
@@ -190,12 +214,12 @@ NDX_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
  * C-order range of elements in them (ndx_count_below), and writes each byte
  * once; the bits of elements with no valid value, and of no element, keep
  * theirs. Values as ndx_index_copy_item. */
-NDX_FN void ndx_index_bytes_item_wN(NDX_CONSTANT const ndx_pack_head *p,
-                                    NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
-                                    NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
-                                    NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
-                                    int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,
-                                    ndx_i64 step1, ndx_i64 item, ndx_i64 chunk) {
+NDX_ITEM_FN void ndx_index_bytes_item_wN(NDX_CONSTANT const ndx_pack_head *p,
+                                         NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                         NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                         NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
+                                         int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,
+                                         ndx_i64 step1, ndx_i64 item, ndx_i64 chunk) {
   ndx_i64 lo, hi, first, end;
   ndx_span_wN(p, 0, &lo, &hi);
   ndx_bytes_span(lo, hi, bits, &first, &end);
