@@ -15,14 +15,22 @@
 #define ndx_cuda_plan_path ndx_hip_plan_path
 #define ndx_cuda_plan_destroy ndx_hip_plan_destroy
 #define ndx_cuda_copy ndx_hip_copy
+#define ndx_cuda_gather ndx_hip_gather
+#define ndx_cuda_scatter ndx_hip_scatter
+#define ndx_cuda_check ndx_hip_check
 
-/* Internal functions with external linkage (cuda_plan.h, ndx_cuda_args.h) */
+/* Internal functions with external linkage (cuda_plan.h, cuda_index_plan.h,
+ * ndx_cuda_args.h) */
 #define ndx_cuda_plan_fill ndx_hip_plan_fill
 #define ndx_cuda_plan_create_flags ndx_hip_plan_create_flags
 #define ndx_cuda_step_name ndx_hip_step_name
 #define ndx_cuda_plan_steps ndx_hip_plan_steps
 #define ndx_cuda_blocks ndx_hip_blocks
 #define ndx_cuda_launch_step ndx_hip_launch_step
+#define ndx_cuda_index_fill ndx_hip_index_fill
+#define ndx_cuda_index_flags ndx_hip_index_flags
+#define ndx_cuda_index_launch_check ndx_hip_index_launch_check
+#define ndx_cuda_index_launch_copy ndx_hip_index_launch_copy
 
 /* The runtime */
 #define cudaStream_t hipStream_t
@@ -46,5 +54,18 @@
 #define cudaStreamDestroy hipStreamDestroy
 #define cudaStreamSynchronize hipStreamSynchronize
 #define cudaLaunchKernel hipLaunchKernel
+#define cudaMallocAsync hipMallocAsync /* ROCm 5.1 and later, the same signature */
+#define cudaFreeAsync hipFreeAsync
+#define cudaMemsetAsync hipMemsetAsync
+/* Pinned host memory: cudaHostAlloc's flags argument is hipHostMalloc's
+ * (hipMallocHost, the twin of cudaMallocHost, is deprecated in HIP). */
+#define cudaHostAlloc hipHostMalloc
+#define cudaHostAllocDefault hipHostMallocDefault
+#define cudaEvent_t hipEvent_t
+#define cudaEventCreateWithFlags hipEventCreateWithFlags
+#define cudaEventDisableTiming hipEventDisableTiming
+#define cudaEventQuery hipEventQuery
+#define cudaEventRecord hipEventRecord
+#define cudaEventSynchronize hipEventSynchronize
 
 #endif /* NDX_HIP_NAMES_H */

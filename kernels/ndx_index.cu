@@ -9,8 +9,10 @@
  *                             once when the check recorded a fault
  * per index form W (32- or 64-bit pack words), with their arguments, the pack
  * included, by value as a __grid_constant__ parameter, as kernels/ndx_copy.cu
- * does. */
-#include <cuda_runtime.h>
+ * does. One source for CUDA and HIP, as ndx_copy.cu: the runtime comes
+ * through kernels/ndx_gpu.h, and hipcc builds it into libndx_hip (the
+ * launchers then named ndx_hip_index_launch_*, ndx_hip_names.h). */
+#include "ndx_gpu.h"
 
 #include "ndx_index_cuda.cuh"
 
@@ -19,7 +21,9 @@ using namespace ndx_cuda_index;
 static_assert(sizeof(ndx_cuda_index_args) <= 4096, "kernel arguments fit CUDA's 4 KiB");
 
 /* At least one block per SM: without the second bound ptxas for sm_80 keeps
- * the odometer's walk (ndx_index_items.h) in 32 registers and spills. */
+ * the odometer's walk (ndx_index_items.h) in 32 registers and spills. (HIP
+ * reads the second bound as at least one wavefront per execution unit,
+ * which asks nothing.) */
 #define NDX_CUDA_KERNEL static __global__ void __launch_bounds__(NDX_CUDA_THREADS, 1)
 
 template <int W>

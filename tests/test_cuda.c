@@ -298,10 +298,10 @@ Test(cuda, index_refusals_need_no_device) {
   cr_assert_eq(ndx_broadcast(&bc, &row, 2, (int64_t[]){4, 8}), NDX_OK, "broadcast");
   void *md = (void *)0x100000, *ms = (void *)0x200000, *mi = (void *)0x300000;
   REFUSED(ndx_cuda_gather(0, NULL, &d, ms, &s, 0, mi, &i, 32, 0, 32), NDX_EINVAL,
-          "ndx_cuda_gather: dst is NULL");
+          NDX_GPU_STR(ndx_cuda_gather) ": dst is NULL");
   REFUSED(ndx_cuda_gather(0, md, &d, NULL, &s, 0, mi, &i, 32, 0, 32), NDX_EINVAL, "src is NULL");
   REFUSED(ndx_cuda_scatter(0, ms, &s, md, &d, 0, NULL, &i, 32, 0, 32), NDX_EINVAL,
-          "ndx_cuda_scatter: index is NULL");
+          NDX_GPU_STR(ndx_cuda_scatter) ": index is NULL");
   REFUSED(ndx_cuda_gather(0, md, &d, ms, &s, 0, mi, NULL, 32, 0, 32), NDX_EINVAL, "index_l");
   REFUSED(ndx_cuda_gather(0, md, &d, ms, &s, 0, mi, &i, 32, 0, 12), NDX_EINVAL, "12");
   REFUSED(ndx_cuda_gather(0, md, &d, ms, &s, 0, mi, &i, 16, 0, 32), NDX_EINVAL, "index_bits is 16");
@@ -345,7 +345,8 @@ Test(cuda, index_without_a_device_is_a_device_error) {
   ndx_status st = ndx_cuda_gather(0, (void *)0x100000, &d, (void *)0x200000, &s, 0,
                                   (void *)0x300000, &d, 32, 0, 32);
   cr_assert_eq(st, NDX_EDEVICE, "%s: %s", ndx_status_name(st), ndx_last_error());
-  cr_assert(strstr(ndx_last_error(), "ndx_cuda_gather: ") && strstr(ndx_last_error(), "cudaError"),
+  cr_assert(strstr(ndx_last_error(), NDX_GPU_STR(ndx_cuda_gather) ": ") &&
+                strstr(ndx_last_error(), NDX_GPU_PREFIX "Error"),
             "message: %s", ndx_last_error());
   cr_assert_eq(ndx_cuda_check(0), NDX_OK, "a refused call left a report: %s", ndx_last_error());
 }
@@ -446,7 +447,7 @@ Test(cuda, calls_after_a_fault_run_and_the_fault_is_reported_once) {
   cudaMemcpy(got, md, sizeof got, cudaMemcpyDeviceToHost);
   for (int k = 0; k < 64; k++) cr_assert_eq(got[k], -1.0f, "the faulty call wrote element %d", k);
   cr_assert_eq(ndx_cuda_check(0), NDX_ERANGE, "%s", ndx_last_error());
-  cr_assert(strstr(ndx_last_error(), "ndx_cuda_gather: index element ") &&
+  cr_assert(strstr(ndx_last_error(), NDX_GPU_STR(ndx_cuda_gather) ": index element ") &&
                 strstr(ndx_last_error(), "outside [0, 64) for axis 0 of src_l"),
             "%s", ndx_last_error());
   cr_assert_eq(ndx_cuda_check(0), NDX_OK, "reported twice: %s", ndx_last_error());

@@ -256,9 +256,9 @@ static bool run_index_case(int k, bool *ran, int *bits, char *why, size_t size) 
   *bits = c.bits;
   char desc[1400];
   ndx_cuda_index_call call;
-  ndx_status st = ndx_cuda_index_fill(&call, c.scatter ? "ndx_cuda_scatter" : "ndx_cuda_gather",
-                                      c.scatter, &c.dst, &c.src, c.axis, &c.index, c.index_bits,
-                                      c.flags, c.bits, c.internal);
+  ndx_status st = ndx_cuda_index_fill(
+      &call, c.scatter ? NDX_GPU_STR(ndx_cuda_scatter) : NDX_GPU_STR(ndx_cuda_gather), c.scatter,
+      &c.dst, &c.src, c.axis, &c.index, c.index_bits, c.flags, c.bits, c.internal);
   if (st != NDX_OK) {
     snprintf(why, size, "plan: %s: %s: %s", ndx_status_name(st), ndx_last_error(),
              cuda_index_describe(desc, sizeof desc, &c));

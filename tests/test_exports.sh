@@ -11,7 +11,9 @@
 #                when the build has DLPack (it installs the header);
 #   libndx_cl    ndx_cl.h;
 #   libndx_cuda  ndx_cuda.h;
-#   libndx_hip   ndx_hip.h.
+#   libndx_hip   ndx_hip.h, which must declare the ndx_hip_ twin of each
+#                ndx_cuda.h function (8: copy, plan calls, gather, scatter,
+#                check), as libndx_hip is libndx_cuda built for HIP.
 # A name missing is a function a program cannot link; an extra one is an
 # internal that became ABI (or a declaration without its NDX_API).
 #
@@ -149,6 +151,19 @@ check ndx "${lib_headers[@]}"
 check ndx_cl "$inc/ndx_cl.h"
 check ndx_cuda "$inc/ndx_cuda.h"
 check ndx_hip "$inc/ndx_hip.h"
+
+# libndx_hip is libndx_cuda built again (src/device/hip/meson.build): its
+# header declares the hip twin of every ndx_cuda.h function and nothing
+# else, so a function added to the CUDA runtime cannot miss the HIP one.
+declared "$inc/ndx_cuda.h" | sed 's/^ndx_cuda_/ndx_hip_/' >"$tmp/cuda_twins"
+declared "$inc/ndx_hip.h" >"$tmp/hip_names"
+if cmp -s "$tmp/cuda_twins" "$tmp/hip_names"; then
+  ok "ndx_hip.h declares the hip twins of the $(wc -l <"$tmp/hip_names") ndx_cuda.h functions"
+else
+  not_ok "ndx_hip.h declares the hip twins of the ndx_cuda.h functions"
+  comm -23 "$tmp/cuda_twins" "$tmp/hip_names" | sed 's/^/# missing from ndx_hip.h: /'
+  comm -13 "$tmp/cuda_twins" "$tmp/hip_names" | sed 's/^/# only in ndx_hip.h: /'
+fi
 
 echo "1..$n"
 [ $failed -eq 0 ]

@@ -120,7 +120,7 @@ NDX_API ndx_status ndx_cuda_copy(cudaStream_t stream, void *dst, const ndx_layou
  * stream-ordered CUDA calls: cudaMallocAsync of 32 bytes (plus the claims of
  * a scatter), cudaMemsetAsync, two kernels, a 32-byte cudaMemcpyAsync to
  * pinned memory, cudaFreeAsync and cudaEventRecord. A pool of pinned status
- * slots and events grows by 64 (one cudaMallocHost) when all are in use and
+ * slots and events grows by 64 (one cudaHostAlloc) when all are in use and
  * lives as long as the process. Thread-safe. */
 NDX_API ndx_status ndx_cuda_gather(cudaStream_t stream, void *dst, const ndx_layout *dst_l,
                                    const void *src, const ndx_layout *src_l, int axis,

@@ -1,21 +1,25 @@
-/* ndx_hip.h: layout-aware copies on AMD GPUs, through HIP.
+/* ndx_hip.h: layout-aware copies, gathers and scatters on AMD GPUs, through
+ * HIP.
  *
- * The HIP twin of ndx_cuda.h: the same five functions, hip-prefixed, on HIP
+ * The HIP twin of ndx_cuda.h: the same eight functions, hip-prefixed, on HIP
  * streams and device pointers, built from the same sources (the CUDA
- * runtime's host files and kernels/ndx_copy.cu, compiled by hipcc), so a
- * plan picks the same path and the same kernels as ndx_cuda_plan_create
- * and every rule of ndx_cuda.h holds here with HIP for CUDA: element widths
- * 1, 2, 4, 8, 16, 32, 64 and 128 bits; positions in elements from each
- * operand's pointer (bit order of ndx_layout.h); pointers from hipMalloc,
- * hipMallocAsync or managed memory of the current device, aligned to the
- * element size (16 bytes at most); destination bits of no element kept;
- * plans with no device resource, shareable between threads and usable on
- * any device and stream. The kernels are built for the AMD targets the
+ * runtime's host files and kernels/ndx_copy.cu and kernels/ndx_index.cu,
+ * compiled by hipcc), so a plan picks the same path and the same kernels as
+ * ndx_cuda_plan_create, a gather or scatter the same check and copy kernels
+ * as ndx_cuda_gather and ndx_cuda_scatter, and every rule of ndx_cuda.h
+ * holds here with HIP for CUDA: element widths 1, 2, 4, 8, 16, 32, 64 and
+ * 128 bits; positions in elements from each operand's pointer (bit order of
+ * ndx_layout.h); pointers from hipMalloc, hipMallocAsync or managed memory
+ * of the current device, aligned to the element size (16 bytes at most);
+ * destination bits of no element kept; plans with no device resource,
+ * shareable between threads and usable on any device and stream; bad
+ * indices caught on the device, nothing written, the fault reported by
+ * ndx_hip_check. The kernels are built for the AMD targets the
  * build's hipcc supports (gfx90a, gfx942, gfx1100 where it has them).
  *
- * Never run on an AMD GPU: the library builds, its plans are checked and
- * its kernels' bodies are run on the host by the emulator test, but no
- * launch of it has run on AMD hardware yet.
+ * Never run on an AMD GPU: the library builds, its plans (copies, gathers
+ * and scatters) are checked and its kernels' bodies are run on the host by
+ * the emulator test, but no launch of it has run on AMD hardware yet.
  *
  * Every call returns an ndx_status; a HIP failure is NDX_EDEVICE with the
  * HIP error's name and text in ndx_last_error(). A call that fails launches
@@ -30,6 +34,7 @@
 
 #include <hip/hip_runtime_api.h>
 
+#include "ndx_index.h"
 #include "ndx_layout.h"
 
 #ifdef __cplusplus
@@ -76,6 +81,39 @@ NDX_API void ndx_hip_plan_destroy(ndx_hip_plan *plan);
  * host work, about a microsecond, plus the launch. */
 NDX_API ndx_status ndx_hip_copy(hipStream_t stream, void *dst, const ndx_layout *dst_l,
                                 const void *src, const ndx_layout *src_l, int bits);
+
+/* ---- Gather and scatter (ndx_index.h has the semantics and the flags) ---- */
+
+/* Gathers along `axis` as ndx_cuda_gather: dst[i] = src[i with coordinate
+ * `axis` replaced by index[i]], a check kernel then a copy kernel that
+ * writes nothing when an index value is out of range, the fault reported by
+ * the next ndx_hip_check(stream), with the same arguments, refusals and
+ * statuses (NDX_EDEVICE with the HIP error's name). The same seven
+ * stream-ordered calls in their HIP spelling: hipMallocAsync, hipMemsetAsync,
+ * two kernels, hipMemcpyAsync to pinned memory, hipFreeAsync and
+ * hipEventRecord; the pool of pinned status slots grows by hipHostMalloc.
+ * Thread-safe. */
+NDX_API ndx_status ndx_hip_gather(hipStream_t stream, void *dst, const ndx_layout *dst_l,
+                                  const void *src, const ndx_layout *src_l, int axis,
+                                  const void *index, const ndx_layout *index_l, int index_bits,
+                                  unsigned flags, int bits);
+
+/* Scatters along `axis` as ndx_cuda_scatter: dst[i with coordinate `axis`
+ * replaced by index[i]] = src[i], the last in C order over S winning, whole,
+ * where several go to one element (flags NDX_INDEX_WRAP and
+ * NDX_INDEX_UNIQUE). Returns and costs as ndx_hip_gather, and NDX_ERANGE as
+ * ndx_cuda_scatter. */
+NDX_API ndx_status ndx_hip_scatter(hipStream_t stream, void *dst, const ndx_layout *dst_l,
+                                   const void *src, const ndx_layout *src_l, int axis,
+                                   const void *index, const ndx_layout *index_l, int index_bits,
+                                   unsigned flags, int bits);
+
+/* Waits for the gathers and scatters enqueued on `stream` since the last
+ * ndx_hip_check of it and forgets them, as ndx_cuda_check: NDX_OK, or
+ * NDX_ERANGE for the oldest with a bad index (which wrote nothing), or
+ * NDX_EDEVICE when hipEventSynchronize fails. Other streams' calls are left
+ * pending. Thread-safe; no allocation. */
+NDX_API ndx_status ndx_hip_check(hipStream_t stream);
 
 #ifdef __cplusplus
 }

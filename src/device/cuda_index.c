@@ -14,14 +14,18 @@
  * in flight and its faults.
  *
  * Reports are pooled with their slots: NDX_CUDA_SLOTS slots of pinned memory
- * a cudaMallocHost, made when the pool is empty and kept for the process's
+ * a cudaHostAlloc (cudaHostAllocDefault: what cudaMallocHost gives; HIP's
+ * hipHostMalloc), made when the pool is empty and kept for the process's
  * life (cudaFreeHost would synchronize the device). One mutex guards the
- * pending list and the pool. */
+ * pending list and the pool.
+ *
+ * The HIP build compiles this file again with NDX_HIP (libndx_hip:
+ * ndx_hip_gather, ndx_hip_scatter, ndx_hip_check); kernels/ndx_gpu.h maps
+ * the names, and the messages name the calls as that build spells them. */
 #include <pthread.h>
 #include <stdlib.h>
 
-#include <cuda_runtime_api.h>
-
+#include "ndx_gpu.h"
 #include "cuda_index_plan.h"
 #include "host/ndx_internal.h"
 
@@ -52,10 +56,11 @@ static ndx_status grow_pool(const char *fn) {
   report *block = calloc(NDX_CUDA_SLOTS, sizeof *block);
   if (!block) return ndx_set_error(NDX_ENOMEM, "%s: out of host memory", fn);
   uint32_t *words;
-  cudaError_t e = cudaMallocHost((void **)&words, NDX_CUDA_SLOTS * NDX_CUDA_INDEX_STATUS_BYTES);
+  cudaError_t e = cudaHostAlloc((void **)&words, NDX_CUDA_SLOTS * NDX_CUDA_INDEX_STATUS_BYTES,
+                                cudaHostAllocDefault);
   if (e != cudaSuccess) {
     free(block);
-    return cuda_fail(fn, "cudaMallocHost", e);
+    return cuda_fail(fn, NDX_GPU_STR(cudaHostAlloc), e);
   }
   for (int k = 0; k < NDX_CUDA_SLOTS; k++) {
     block[k].host = words + k * (NDX_CUDA_INDEX_STATUS_BYTES / 4);
@@ -100,7 +105,7 @@ static ndx_status take_report(const char *fn, cudaStream_t stream, report **out)
       r->done = NULL;
       r->next = spare;
       spare = r;
-      s = cuda_fail(fn, "cudaEventCreateWithFlags", e);
+      s = cuda_fail(fn, NDX_GPU_STR(cudaEventCreateWithFlags), e);
     }
   }
   pthread_mutex_unlock(&lock);
@@ -163,11 +168,11 @@ static ndx_status check_pointers(const char *fn, const ndx_index_plan *p, void *
 static ndx_status enqueue(const char *fn, const ndx_cuda_index_call *c, report *r,
                           cudaStream_t stream, void *dst, const void *src, const void *index) {
   void *temp = NULL;
-  const char *what = "cudaMallocAsync";
+  const char *what = NDX_GPU_STR(cudaMallocAsync);
   bool copied = false;
   cudaError_t e = cudaMallocAsync(&temp, c->temp_bytes, stream);
   if (e == cudaSuccess) {
-    what = "cudaMemsetAsync";
+    what = NDX_GPU_STR(cudaMemsetAsync);
     e = cudaMemsetAsync(temp, 0, c->temp_bytes, stream);
   }
   uint32_t *status = temp,
@@ -183,17 +188,17 @@ static ndx_status enqueue(const char *fn, const ndx_cuda_index_call *c, report *
                                                 claims ? (const void *)claims : index, status);
   }
   if (e == cudaSuccess) {
-    what = "cudaMemcpyAsync";
+    what = NDX_GPU_STR(cudaMemcpyAsync);
     e = cudaMemcpyAsync(r->host, status, NDX_CUDA_INDEX_STATUS_BYTES, cudaMemcpyDeviceToHost,
                         stream);
     copied = e == cudaSuccess;
   }
   if (temp) {
     cudaError_t f = cudaFreeAsync(temp, stream);
-    if (e == cudaSuccess) what = "cudaFreeAsync", e = f;
+    if (e == cudaSuccess) what = NDX_GPU_STR(cudaFreeAsync), e = f;
   }
   if (e == cudaSuccess) {
-    what = "cudaEventRecord";
+    what = NDX_GPU_STR(cudaEventRecord);
     e = cudaEventRecord(r->done, stream);
   }
   if (e == cudaSuccess) return NDX_OK;
@@ -225,22 +230,23 @@ ndx_status ndx_cuda_index_flags(bool scatter, unsigned internal, cudaStream_t st
                                 const ndx_layout *dst_l, const void *src, const ndx_layout *src_l,
                                 int axis, const void *index, const ndx_layout *index_l,
                                 int index_bits, unsigned flags, int bits) {
-  return index_call(scatter ? "ndx_cuda_scatter" : "ndx_cuda_gather", scatter, internal, stream,
-                    dst, dst_l, src, src_l, axis, index, index_l, index_bits, flags, bits);
+  return index_call(scatter ? NDX_GPU_STR(ndx_cuda_scatter) : NDX_GPU_STR(ndx_cuda_gather), scatter,
+                    internal, stream, dst, dst_l, src, src_l, axis, index, index_l, index_bits,
+                    flags, bits);
 }
 
 ndx_status ndx_cuda_gather(cudaStream_t stream, void *dst, const ndx_layout *dst_l, const void *src,
                            const ndx_layout *src_l, int axis, const void *index,
                            const ndx_layout *index_l, int index_bits, unsigned flags, int bits) {
-  return index_call("ndx_cuda_gather", false, 0, stream, dst, dst_l, src, src_l, axis, index,
-                    index_l, index_bits, flags, bits);
+  return index_call(NDX_GPU_STR(ndx_cuda_gather), false, 0, stream, dst, dst_l, src, src_l, axis,
+                    index, index_l, index_bits, flags, bits);
 }
 
 ndx_status ndx_cuda_scatter(cudaStream_t stream, void *dst, const ndx_layout *dst_l,
                             const void *src, const ndx_layout *src_l, int axis, const void *index,
                             const ndx_layout *index_l, int index_bits, unsigned flags, int bits) {
-  return index_call("ndx_cuda_scatter", true, 0, stream, dst, dst_l, src, src_l, axis, index,
-                    index_l, index_bits, flags, bits);
+  return index_call(NDX_GPU_STR(ndx_cuda_scatter), true, 0, stream, dst, dst_l, src, src_l, axis,
+                    index, index_l, index_bits, flags, bits);
 }
 
 /* ---- Checking ------------------------------------------------------------------- */
@@ -275,7 +281,7 @@ ndx_status ndx_cuda_check(cudaStream_t stream) {
     mine = r->next;
     cudaError_t e = cudaEventSynchronize(r->done);
     if (s == NDX_OK && e != cudaSuccess)
-      s = cuda_fail("ndx_cuda_check", "cudaEventSynchronize", e);
+      s = cuda_fail(NDX_GPU_STR(ndx_cuda_check), NDX_GPU_STR(cudaEventSynchronize), e);
     else if (s == NDX_OK && r->host[0])
       s = ndx_index_fault(&r->site, (int64_t)((uint64_t)r->host[1] | (uint64_t)r->host[2] << 32),
                           (int64_t)((uint64_t)r->host[3] | (uint64_t)r->host[4] << 32));

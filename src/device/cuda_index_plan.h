@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ndx/ndx_cuda.h"
+#include "ndx_gpu.h" /* ndx_cuda.h, or ndx_hip.h and its names in the HIP build */
 #include "ndx_cuda_args.h"
 
 #ifdef __cplusplus

@@ -2,10 +2,11 @@
  * tests/test_install.sh with pkg-config and CMake, by the C compiler (not
  * hipcc), as a program that only calls the library would be.
  *
- * Plans a transpose and runs an empty copy (neither needs a GPU), then asks
- * the HIP runtime for its devices: the program links libndx_hip and
- * libamdhip64 and runs, AMD GPU or not. Exit 0: the plan is the transpose
- * kernel and the empty copy succeeds; 1: not. */
+ * Plans a transpose and runs an empty copy, an empty gather and a check
+ * (none needs a GPU), then asks the HIP runtime for its devices: the
+ * program links libndx_hip and libamdhip64 and runs, AMD GPU or not. Exit
+ * 0: the plan is the transpose kernel and the empty calls succeed; 1:
+ * not. */
 #include <stdio.h>
 #include <string.h>
 #include <ndx/ndx_hip.h>
@@ -27,6 +28,15 @@ int main(void) {
   ndx_hip_plan_destroy(plan);
   ndx_status s = ndx_hip_copy(0, NULL, &none, NULL, &none, 8); /* launches nothing */
   printf("empty copy: %s\n", ndx_status_name(s));
+  ok = ok && s == NDX_OK;
+  ndx_layout table; /* an empty lookup in a table of 4 rows: enqueues nothing */
+  ndx_contiguous(&table, 1, (int64_t[]){4});
+  s = ndx_hip_gather(0, (void *)0x100000, &none, (void *)0x200000, &table, 0, (void *)0x300000,
+                     &none, 32, 0, 8);
+  printf("empty gather: %s\n", ndx_status_name(s));
+  ok = ok && s == NDX_OK;
+  s = ndx_hip_check(0); /* nothing pending */
+  printf("check: %s\n", ndx_status_name(s));
   ok = ok && s == NDX_OK;
   int count = 0; /* the runtime links and answers, GPU or not */
   hipError_t e = hipGetDeviceCount(&count);
