@@ -15,27 +15,12 @@
 
 #include "ndx_gpu.h"
 
-/* ndx_index_items.h takes its device atomics (atomicCAS, atomicMax, which
- * HIP has with the same signatures) where __CUDA_ARCH__ is defined, its
- * one-at-a-time host versions elsewhere. HIP-Clang's device pass defines
- * __HIP_DEVICE_COMPILE__ instead, so __CUDA_ARCH__ stands in for it while
- * that header is read: the runtime's headers are already in (ndx_gpu.h),
- * and what else it includes (ndx_copy_items.h, ndx_device.h) tests both
- * macros alike. */
-#if defined(__HIP_DEVICE_COMPILE__) && !defined(__CUDA_ARCH__)
-#define __CUDA_ARCH__ 1
-#define NDX_HIP_CUDA_ARCH 1
-#endif
 #define NDX_WIDE 0
 #include "ndx_index_items.h"
 #undef NDX_WIDE
 #define NDX_WIDE 1
 #include "ndx_index_items.h"
 #undef NDX_WIDE
-#ifdef NDX_HIP_CUDA_ARCH
-#undef __CUDA_ARCH__
-#undef NDX_HIP_CUDA_ARCH
-#endif
 
 #include "ndx_cuda_args.h"
 

@@ -36,12 +36,14 @@
 #endif
 
 /* The two atomic steps: claiming the fault record (0 -> 1, true for the one
- * caller that did) and keeping a claim's maximum. The host's emulation runs
- * one work-item at a time. */
+ * caller that did) and keeping a claim's maximum; CUDA's atomicCAS and
+ * atomicMax, which HIP has with the same signatures, in either's device
+ * pass (HIP-Clang's defines __HIP_DEVICE_COMPILE__, not __CUDA_ARCH__). The
+ * host's emulation runs one work-item at a time. */
 #if defined(NDX_OPENCL_C)
 #define ndx_atomic_take(p) (atomic_cmpxchg((volatile NDX_GLOBAL ndx_u32 *)(p), 0u, 1u) == 0u)
 #define ndx_atomic_max(p, v) atomic_max((volatile NDX_GLOBAL ndx_u32 *)(p), (v))
-#elif defined(__CUDA_ARCH__)
+#elif defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define ndx_atomic_take(p) (atomicCAS((unsigned *)(p), 0u, 1u) == 0u)
 #define ndx_atomic_max(p, v) atomicMax((unsigned *)(p), (unsigned)(v))
 #else
