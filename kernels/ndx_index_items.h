@@ -91,21 +91,29 @@ NDX_FN void ndx_index_fault_record(NDX_GLOBAL ndx_u32 *status, ndx_i64 order, nd
 typedef struct ndx_walk_wN {
   NDX_WORD index[NDX_PACK_MAX_RANK];
   NDX_WORD pos[4];
+  NDX_WORD step[4]; /* each operand's stride on the innermost axis */
+  NDX_WORD ext;     /* that axis's extent */
+  int in;           /* and its number */
 } ndx_walk_wN;
 
 NDX_ITEM_FN void ndx_walk_start_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk_wN *w,
                                    NDX_WORD i) {
   ndx_unravel_wN(p, i, w->index);
-  for (int k = 0; k < 4; k++)
-    w->pos[k] = k < (int)p->nops ? ndx_index_position_wN(p, k, w->index) : 0;
+  w->in = (int)p->rank - 1;
+  w->ext = ndx_extent_wN(p, w->in);
+  for (int k = 0; k < 4; k++) {
+    int op = k < (int)p->nops;
+    w->pos[k] = op ? ndx_index_position_wN(p, k, w->index) : 0;
+    w->step[k] = op ? ndx_stride_wN(p, k, w->in) : 0;
+  }
 }
 
 /* From index j of the innermost axis, whose row is done: to the next row's
  * start. */
 NDX_ITEM_FN void ndx_walk_next_row_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk_wN *w,
                                       NDX_WORD j) {
-  int in = (int)p->rank - 1, n = (int)p->nops;
-  for (int k = 0; k < n; k++) w->pos[k] -= j * ndx_stride_wN(p, k, in);
+  int in = w->in, n = (int)p->nops;
+  for (int k = 0; k < n; k++) w->pos[k] -= j * w->step[k];
   w->index[in] = 0;
   for (int a = in - 1; a >= 0; a--) {
     NDX_WORD d = ndx_extent_wN(p, a);
@@ -132,12 +140,9 @@ NDX_ITEM_FN void ndx_index_check_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   ndx_i64 n = ndx_min64(p->numel, i0 + chunk) - i0;
   ndx_walk_wN w;
   ndx_walk_start_wN(p, &w, (NDX_WORD)i0);
-  int in = (int)p->rank - 1;
-  NDX_WORD ext = ndx_extent_wN(p, in);
-  NDX_WORD s0 = ndx_stride_wN(p, 0, in), s1 = ndx_stride_wN(p, 1, in);
-  NDX_WORD s2 = ndx_stride_wN(p, 2, in), s3 = ndx_stride_wN(p, 3, in);
+  NDX_WORD s0 = w.step[0], s1 = w.step[1], s2 = w.step[2], s3 = w.step[3];
   for (;;) {
-    NDX_WORD j = w.index[in], run = (NDX_WORD)ndx_min64(ext - j, n);
+    NDX_WORD j = w.index[w.in], run = (NDX_WORD)ndx_min64(w.ext - j, n);
     if (!claims) { /* a test the compiler vectorizes; the scan below finds the element */
       int bad = 0;
       for (NDX_WORD t = 0; t < run; t++)
@@ -184,12 +189,9 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   ndx_i64 n = ndx_min64(p->numel, i0 + chunk) - i0;
   ndx_walk_wN w;
   ndx_walk_start_wN(p, &w, (NDX_WORD)i0);
-  int in = (int)p->rank - 1;
-  NDX_WORD ext = ndx_extent_wN(p, in);
-  NDX_WORD sd = ndx_stride_wN(p, 0, in), ss = ndx_stride_wN(p, 1, in);
-  NDX_WORD si = ndx_stride_wN(p, 2, in);
+  NDX_WORD sd = w.step[0], ss = w.step[1], si = w.step[2];
   for (;;) {
-    NDX_WORD j = w.index[in], run = (NDX_WORD)ndx_min64(ext - j, n);
+    NDX_WORD j = w.index[w.in], run = (NDX_WORD)ndx_min64(w.ext - j, n);
     if (rows) {
       ndx_i64 k = ndx_index_value(ndx_load_index(index, w.pos[2], index_bits) - bias, d, wrap);
       if (k >= 0)
@@ -235,13 +237,10 @@ NDX_ITEM_FN void ndx_index_bytes_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   ndx_u32 acc = 0, mask = 0;
   ndx_walk_wN w;
   ndx_walk_start_wN(p, &w, (NDX_WORD)i0);
-  int in = (int)p->rank - 1;
-  NDX_WORD ext = ndx_extent_wN(p, in);
-  NDX_WORD sd = ndx_stride_wN(p, 0, in), ss = ndx_stride_wN(p, 1, in);
-  NDX_WORD si = ndx_stride_wN(p, 2, in);
+  NDX_WORD sd = w.step[0], ss = w.step[1], si = w.step[2];
   ndx_u32 per1 = (1u << lg) - 1u;
   for (;;) {
-    NDX_WORD j = w.index[in], run = (NDX_WORD)ndx_min64(ext - j, n);
+    NDX_WORD j = w.index[w.in], run = (NDX_WORD)ndx_min64(w.ext - j, n);
     if (si != 0) {
       for (NDX_WORD t = 0; t < run; t++) {
         ndx_i64 v = ndx_load_index(index, w.pos[2] + t * si, index_bits) - bias;

@@ -90,24 +90,25 @@ static void release(temps *t) {
   if (t->check) clReleaseEvent(t->check);
 }
 
-/* Makes the packs, the status and the claims table. */
-static ndx_status make_temps(ndx_cl *cl, const char *fn, const ndx_index_plan *p, temps *t) {
+/* A pack written by `write` into a read-only buffer of its own, if the
+ * device's constant buffers hold it. */
+static ndx_status pack_buffer(const ndx_cl *cl, const char *fn, const ndx_index_plan *p,
+                              ndx_status (*write)(const ndx_index_plan *, void *, size_t, size_t *),
+                              cl_mem *out) {
   uint64_t buf[NDX_PACK_MAX_BYTES(NDX_CHECK_OPS, NDX_PACK_MAX_RANK) / 8];
   size_t used;
-  ndx_status s = ndx_index_plan_check_pack(p, buf, sizeof buf, &used);
+  ndx_status s = write(p, buf, sizeof buf, &used);
   if (s == NDX_OK && used > cl->max_constant)
     s = ndx_set_error(NDX_EUNSUPPORTED,
-                      "%s: the packed index takes %zu bytes, past the device's constant buffer "
-                      "size %llu",
-                      fn, used, (unsigned long long)cl->max_constant);
-  if (s == NDX_OK) s = const_buffer(cl, fn, buf, used, &t->check_pack);
-  if (s == NDX_OK) s = ndx_index_plan_copy_pack(p, buf, sizeof buf, &used);
-  if (s == NDX_OK && used > cl->max_constant)
-    s = ndx_set_error(NDX_EUNSUPPORTED,
-                      "%s: the packed layouts take %zu bytes, past the device's constant buffer "
-                      "size %llu",
-                      fn, used, (unsigned long long)cl->max_constant);
-  if (s == NDX_OK) s = const_buffer(cl, fn, buf, used, &t->copy_pack);
+                      "%s: a pack of %zu bytes is past the device's constant buffer size %llu", fn,
+                      used, (unsigned long long)cl->max_constant);
+  return s == NDX_OK ? const_buffer(cl, fn, buf, used, out) : s;
+}
+
+/* Makes the packs, the status and the claims table. */
+static ndx_status make_temps(ndx_cl *cl, const char *fn, const ndx_index_plan *p, temps *t) {
+  ndx_status s = pack_buffer(cl, fn, p, ndx_index_plan_check_pack, &t->check_pack);
+  if (s == NDX_OK) s = pack_buffer(cl, fn, p, ndx_index_plan_copy_pack, &t->copy_pack);
   if (s == NDX_OK) s = ndx_cl_report_new(cl, fn, &t->report);
   if (s == NDX_OK) t->report->site = p->site;
   for (int k = 0; k < 2 && s == NDX_OK && NDX_BOUNDS_CHECK; k++)
