@@ -19,8 +19,8 @@
 #include "host/ndx_internal.h"
 #include "ndx_index_items.h"
 
-/* What one pass enqueues: its kernel, launch size and the arguments after
- * the pack (set in order). */
+/* What one pass launches: its kernel, its launch size, and its name in
+ * bounds-check reports. */
 typedef struct pass {
   cl_kernel kernel;
   size_t global, local;
