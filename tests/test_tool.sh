@@ -172,38 +172,6 @@ malformed "more entries than NDX_MAX_RANK" "more than 32 entries" \
 malformed "a list longer than read" "characters long" -- move "$C" reshape "$(printf '1,%.0s' {1..3000})6"
 malformed "coalesce without a layout" "missing LAYOUT" -- coalesce
 malformed "coalesce with a bad second layout" "LAYOUT 2" -- coalesce "$C" 'shape=[2,'
-# gather NAME LAST_LINE EXIT -- ARGS: the exit code and the last line.
-index_run() {
-  local name=$1 last=$2 code=$3
-  shift 4
-  run "$@"
-  if [ "$rc" -ne "$code" ]; then
-    report "$1: $name" 1 "wanted exit $code"
-  elif [ "$(tail -n 1 <<<"$out")" != "$last" ]; then
-    report "$1: $name" 1 "wanted $last last"
-  else
-    report "$1: $name" 0 ""
-  fi
-}
-index_run "rows of a table by a broadcast index" OK 0 -- gather --axis 0 \
-  'shape=[4,3]' 'shape=[10,3]' 'shape=[4,3] strides=[1,0]'
-index_run "take_along_axis, 64-bit indices, wrapped" OK 0 -- gather --axis 1 --index-bits 64 --wrap \
-  'shape=[5,7]' 'shape=[5,9] strides=[1,5]' 'shape=[5,7]'
-index_run "4-bit rows" OK 0 -- gather --bits 4 --axis 0 'shape=[6,5]' 'shape=[9,5]' 'shape=[6,5] strides=[1,0]'
-index_run "an index past the table writes nothing" "REFUSED: nothing written" 1 -- gather --axis 0 \
-  --values 1,2,10 'shape=[3,3]' 'shape=[10,3]' 'shape=[3,3] strides=[1,0]'
-index_run "INT64_MIN writes nothing" "REFUSED: nothing written" 1 -- gather --axis 0 --index-bits 64 \
-  --values -9223372036854775808 'shape=[3,3]' 'shape=[10,3]' 'shape=[3,3] strides=[1,0]'
-index_run "duplicate slots: the last wins" OK 0 -- scatter --axis 0 --values 5,1,5 \
-  'shape=[8,2]' 'shape=[3,2]' 'shape=[3,2] strides=[1,0]'
-index_run "unique 1-bit slots" OK 0 -- scatter --bits 1 --unique --axis 0 --values 7,0,3 \
-  'shape=[8,9]' 'shape=[3,9]' 'shape=[3,9] strides=[1,0]'
-contains "gather with mismatched shapes is refused" 1 "gather: no result (NDX_EINVAL)" \
-  -- gather --axis 0 'shape=[4,3]' 'shape=[10,2]' 'shape=[4,3]'
-malformed "gather without --axis" "gather: missing --axis" -- gather "$C" "$C" "$C"
-malformed "scatter without INDEX" "scatter: missing INDEX" -- scatter --axis 0 "$C" "$C"
-malformed "gather --unique is a scatter's" "unknown option '--unique'" -- gather --unique --axis 0 "$C" "$C" "$C"
-malformed "gather --index-bits 48" "--index-bits is 48" -- gather --index-bits 48 --axis 0 "$C" "$C" "$C"
 malformed "devices with an argument" "extra" -- devices extra
 malformed "demo with an argument" "extra" -- demo extra
 
@@ -454,6 +422,38 @@ malformed "copy --device x" "copy: --device: 'x' is not an integer" -- copy --de
 malformed "copy --bits 3" "not an element width" -- copy --bits 3 "$C" "$C"
 malformed "copy with an unknown option" "unknown option '--fast'" -- copy --fast "$C" "$C"
 malformed "copy with a bad DST" "copy: DST" -- copy 'shape=[' "$C"
+# gather NAME LAST_LINE EXIT -- ARGS: the exit code and the last line.
+index_run() {
+  local name=$1 last=$2 code=$3
+  shift 4
+  run "$@"
+  if [ "$rc" -ne "$code" ]; then
+    report "$1: $name" 1 "wanted exit $code"
+  elif [ "$(tail -n 1 <<<"$out")" != "$last" ]; then
+    report "$1: $name" 1 "wanted $last last"
+  else
+    report "$1: $name" 0 ""
+  fi
+}
+index_run "rows of a table by a broadcast index" OK 0 -- gather --axis 0 \
+  'shape=[4,3]' 'shape=[10,3]' 'shape=[4,3] strides=[1,0]'
+index_run "take_along_axis, 64-bit indices, wrapped" OK 0 -- gather --axis 1 --index-bits 64 --wrap \
+  'shape=[5,7]' 'shape=[5,9] strides=[1,5]' 'shape=[5,7]'
+index_run "4-bit rows" OK 0 -- gather --bits 4 --axis 0 'shape=[6,5]' 'shape=[9,5]' 'shape=[6,5] strides=[1,0]'
+index_run "an index past the table writes nothing" "REFUSED: nothing written" 1 -- gather --axis 0 \
+  --values 1,2,10 'shape=[3,3]' 'shape=[10,3]' 'shape=[3,3] strides=[1,0]'
+index_run "INT64_MIN writes nothing" "REFUSED: nothing written" 1 -- gather --axis 0 --index-bits 64 \
+  --values -9223372036854775808 'shape=[3,3]' 'shape=[10,3]' 'shape=[3,3] strides=[1,0]'
+index_run "duplicate slots: the last wins" OK 0 -- scatter --axis 0 --values 5,1,5 \
+  'shape=[8,2]' 'shape=[3,2]' 'shape=[3,2] strides=[1,0]'
+index_run "unique 1-bit slots" OK 0 -- scatter --bits 1 --unique --axis 0 --values 7,0,3 \
+  'shape=[8,9]' 'shape=[3,9]' 'shape=[3,9] strides=[1,0]'
+contains "gather with mismatched shapes is refused" 1 "gather: no result (NDX_EINVAL)" \
+  -- gather --axis 0 'shape=[4,3]' 'shape=[10,2]' 'shape=[4,3]'
+malformed "gather without --axis" "gather: missing --axis" -- gather "$C" "$C" "$C"
+malformed "scatter without INDEX" "scatter: missing INDEX" -- scatter --axis 0 "$C" "$C"
+malformed "gather --unique is a scatter's" "unknown option '--unique'" -- gather --unique --axis 0 "$C" "$C" "$C"
+malformed "gather --index-bits 48" "--index-bits is 48" -- gather --index-bits 48 --axis 0 "$C" "$C" "$C"
 fi
 
 # ---- bench ---------------------------------------------------------------------------
