@@ -15,6 +15,8 @@
 
 #include "bench_cl.h"
 #include "device/cl_internal.h"
+#include "oracle.h"
+#include "index_oracle.h"
 #include "ndx/ndx_pack.h"
 
 typedef enum shape_kind { K_ROWS, K_ALONG } shape_kind;
@@ -128,23 +130,15 @@ static bool make_data(env *e, const index_case *c, index_data *d, char *why, siz
   else
     for (int64_t k = 0; k < nids; k++)
       ids[k] = (int32_t)(rng_next(&seed) % (uint64_t)(c->kind == K_ALONG ? dim : table));
-  /* the expected result: row or element copies on the host */
-  const uint8_t *src = c->scatter ? d->same : d->indexed;
-  uint8_t *dst = d->want;
-  size_t nd = c->scatter ? d->indexed_bytes : d->same_bytes;
-  memcpy(dst, c->scatter ? d->indexed : d->same, nd);
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t j = 0; j < dim; j++) {
-      int64_t v = c->kind == K_ALONG ? ids[r * dim + j] : ids[r];
-      int64_t ps = c->kind == K_ALONG ? r * dim + v : c->scatter ? r * dim + j : v * dim + j;
-      int64_t pd = c->kind == K_ALONG ? r * dim + j : c->scatter ? v * dim + j : r * dim + j;
-      if (c->bits == 32) {
-        memcpy(dst + pd * 4, src + ps * 4, 4);
-      } else { /* 4 bits */
-        unsigned x = (src[ps >> 1] >> ((ps & 1) * 4)) & 15u;
-        dst[pd >> 1] = (uint8_t)((dst[pd >> 1] & ~(15u << ((pd & 1) * 4))) | x << ((pd & 1) * 4));
-      }
-    }
+  /* the expected result: the host reference's copy */
+  memcpy(d->want, c->scatter ? d->indexed : d->same, c->scatter ? d->indexed_bytes : d->same_bytes);
+  int64_t unused;
+  if (c->scatter)
+    oracle_index_copy(true, d->want, &d->indexed_l, d->same, &d->same_l, axis, d->index,
+                      &d->index_l, 32, c->flags, c->bits, &unused);
+  else
+    oracle_index_copy(false, d->want, &d->same_l, d->indexed, &d->indexed_l, axis, d->index,
+                      &d->index_l, 32, c->flags, c->bits, &unused);
   d->dsame = new_buffer(e, d->same_bytes);
   d->dindexed = new_buffer(e, d->indexed_bytes);
   d->dindex = new_buffer(e, d->index_bytes);

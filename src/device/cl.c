@@ -666,9 +666,13 @@ ndx_status ndx_cl_report_enqueue(ndx_cl *cl, const char *fn, ndx_cl_report *r,
     ndx_cl_report_free(r);
     return ndx_cl_fail(fn, "clEnqueueReadBuffer", e);
   }
+  r->next = NULL;
   pthread_mutex_lock(&cl->lock);
-  r->next = cl->pending;
-  cl->pending = r;
+  if (cl->pending_last)
+    cl->pending_last->next = r;
+  else
+    cl->pending = r;
+  cl->pending_last = r;
   pthread_mutex_unlock(&cl->lock);
   return NDX_OK;
 }
@@ -684,24 +688,25 @@ static void keep_fault(ndx_cl *cl, ndx_cl_report *r) {
   cl->kept = r;
 }
 
+/* Oldest first, up to the first report not yet read back: each call costs
+ * what it frees, not the length of the list (reports behind an unfinished
+ * one wait for a later call). */
 void ndx_cl_reap(ndx_cl *cl) {
   pthread_mutex_lock(&cl->lock);
-  ndx_cl_report **at = &cl->pending;
-  while (*at) {
-    ndx_cl_report *r = *at;
+  while (cl->pending) {
+    ndx_cl_report *r = cl->pending;
     cl_int done = CL_QUEUED;
     if (clGetEventInfo(r->read, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof done, &done, NULL) !=
             CL_SUCCESS ||
-        done != CL_COMPLETE) {
-      at = &r->next;
-      continue;
-    }
-    *at = r->next;
+        done != CL_COMPLETE)
+      break;
+    cl->pending = r->next;
     if (r->host[0])
       keep_fault(cl, r);
     else
       ndx_cl_report_free(r);
   }
+  if (!cl->pending) cl->pending_last = NULL;
   pthread_mutex_unlock(&cl->lock);
 }
 
@@ -709,7 +714,7 @@ ndx_status ndx_cl_check(ndx_cl *cl) {
   if (!cl) return ndx_set_error(NDX_EINVAL, "ndx_cl_check: cl is NULL");
   pthread_mutex_lock(&cl->lock);
   ndx_cl_report *r = cl->pending, *oldest = cl->kept;
-  cl->pending = cl->kept = NULL;
+  cl->pending = cl->pending_last = cl->kept = NULL;
   pthread_mutex_unlock(&cl->lock);
   cl_int failed = CL_SUCCESS;
   while (r) {

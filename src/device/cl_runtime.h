@@ -49,11 +49,11 @@ struct ndx_cl {
   cl_kernel kernel[2][NDX_CL_KINDS][NDX_CL_WIDTHS]; /* NULL where a kind lacks a width */
   size_t local[2][NDX_CL_KINDS][NDX_CL_WIDTHS];
   cl_ulong max_constant;
-  pthread_mutex_t lock;   /* kernel arguments and enqueues; the report lists */
-  ndx_cl_report *pending; /* reports enqueued and not yet read, newest first */
-  ndx_cl_report *kept;    /* the oldest fault read but not yet returned */
-  unsigned long long seq; /* reports made */
-  struct share *share;    /* the programs' entry in `shares` */
+  pthread_mutex_t lock;                  /* kernel arguments and enqueues; the report lists */
+  ndx_cl_report *pending, *pending_last; /* reports enqueued and not yet read, oldest first */
+  ndx_cl_report *kept;                   /* the oldest fault read but not yet returned */
+  unsigned long long seq;                /* reports made */
+  struct share *share;                   /* the programs' entry in `shares` */
 };
 
 /* A buffer argument: its root buffer (itself, or a sub-buffer's parent), its
@@ -95,8 +95,9 @@ void ndx_cl_report_free(ndx_cl_report *r);
 ndx_status ndx_cl_report_enqueue(ndx_cl *cl, const char *fn, ndx_cl_report *r,
                                  cl_command_queue queue, cl_event after);
 
-/* Frees the pending reports whose read-back is complete, without waiting,
- * keeping the oldest fault among them for the next ndx_cl_check. */
+/* Frees the oldest pending reports whose read-back is complete, up to the
+ * first that is not, without waiting, keeping the oldest fault among them
+ * for the next ndx_cl_check. */
 void ndx_cl_reap(ndx_cl *cl);
 
 #endif /* NDX_CL_RUNTIME_H */

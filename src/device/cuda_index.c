@@ -41,7 +41,8 @@ typedef struct report {
 } report;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static report *pending, *pending_last; /* oldest first */
+static report *pending, *pending_last; /* not yet known complete, oldest first */
+static report *faults, *faults_last;   /* complete with a fault, oldest first */
 static report *spare;                  /* the pool */
 
 static ndx_status cuda_fail(const char *fn, const char *what, cudaError_t e) {
@@ -70,22 +71,32 @@ static ndx_status grow_pool(const char *fn) {
   return NDX_OK;
 }
 
-/* Frees the pending reports that completed without a fault (under the
- * lock). */
+/* Appends `r` to the list `*head` .. `*last`. */
+static void append(report **head, report **last, report *r) {
+  r->next = NULL;
+  if (*last)
+    (*last)->next = r;
+  else
+    *head = r;
+  *last = r;
+}
+
+/* Oldest first, up to the first report not yet complete (under the lock):
+ * one without a fault goes back to the pool, one with a fault waits on
+ * `faults` for its stream's ndx_cuda_check. Each call costs what it moves,
+ * not the length of the list. */
 static void reap(void) {
-  report **at = &pending, *last = NULL;
-  while (*at) {
-    report *r = *at;
-    if (cudaEventQuery(r->done) == cudaSuccess && r->host[0] == 0) {
-      *at = r->next;
+  while (pending && cudaEventQuery(pending->done) == cudaSuccess) {
+    report *r = pending;
+    pending = r->next;
+    if (r->host[0]) {
+      append(&faults, &faults_last, r);
+    } else {
       r->next = spare;
       spare = r;
-    } else {
-      last = r;
-      at = &r->next;
     }
   }
-  pending_last = last;
+  if (!pending) pending_last = NULL;
 }
 
 /* A report from the pool, with its event, for a call on `stream`. */
@@ -120,12 +131,7 @@ static ndx_status take_report(const char *fn, cudaStream_t stream, report **out)
 static void put_report(report *r, bool pend) {
   pthread_mutex_lock(&lock);
   if (pend) {
-    r->next = NULL;
-    if (pending_last)
-      pending_last->next = r;
-    else
-      pending = r;
-    pending_last = r;
+    append(&pending, &pending_last, r);
   } else {
     r->next = spare;
     spare = r;
@@ -251,24 +257,32 @@ ndx_status ndx_cuda_scatter(cudaStream_t stream, void *dst, const ndx_layout *ds
 
 /* ---- Checking ------------------------------------------------------------------- */
 
-/* Takes the pending reports of `stream` off the list, oldest first. */
-static report *detach(cudaStream_t stream) {
-  report *mine = NULL, **tail = &mine;
-  pthread_mutex_lock(&lock);
-  report **at = &pending, *last = NULL;
+/* Moves the reports of `stream` from the list `*head` .. `*last` to the
+ * end of `*tail`'s list, in their order. */
+static void take_stream(report **head, report **last, cudaStream_t stream, report ***tail) {
+  report **at = head;
+  *last = NULL;
   while (*at) {
     report *r = *at;
     if (r->stream == stream) {
       *at = r->next;
       r->next = NULL;
-      *tail = r;
-      tail = &r->next;
+      **tail = r;
+      *tail = &r->next;
     } else {
-      last = r;
+      *last = r;
       at = &r->next;
     }
   }
-  pending_last = last;
+}
+
+/* Takes the reports of `stream` off the lists, oldest first: its faults
+ * (complete, so older than its pending ones), then its pending ones. */
+static report *detach(cudaStream_t stream) {
+  report *mine = NULL, **tail = &mine;
+  pthread_mutex_lock(&lock);
+  take_stream(&faults, &faults_last, stream, &tail);
+  take_stream(&pending, &pending_last, stream, &tail);
   pthread_mutex_unlock(&lock);
   return mine;
 }
