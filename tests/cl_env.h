@@ -81,6 +81,32 @@ static inline void cl_env_need(const cl_env *env) {
   cr_skip_test("%s (install PoCL: apt-get install pocl-opencl-icd)", env->missing);
 }
 
+/* A buffer of `size` bytes in env's context, holding `data` when not NULL. */
+static inline cl_mem cl_env_buffer(const cl_env *env, size_t size, const void *data) {
+  cl_int e;
+  cl_mem m = clCreateBuffer(env->context, CL_MEM_READ_WRITE, size, NULL, &e);
+  cr_assert_eq(e, CL_SUCCESS, "clCreateBuffer(%zu): %d", size, e);
+  if (data) {
+    e = clEnqueueWriteBuffer(env->queue, m, CL_TRUE, 0, size, data, 0, NULL, NULL);
+    cr_assert_eq(e, CL_SUCCESS, "clEnqueueWriteBuffer: %d", e);
+  }
+  return m;
+}
+
+/* Reads the first `size` bytes of `m` into `out`, waiting. */
+static inline void cl_env_read(const cl_env *env, cl_mem m, size_t size, void *out) {
+  cl_int e = clEnqueueReadBuffer(env->queue, m, CL_TRUE, 0, size, out, 0, NULL, NULL);
+  cr_assert_eq(e, CL_SUCCESS, "clEnqueueReadBuffer: %d", e);
+}
+
+/* Bytes a buffer for `l` of `bits`-bit elements needs, plus a margin of 24
+ * that must stay untouched. */
+static inline size_t cl_env_buffer_bytes(const ndx_layout *l, int bits) {
+  int64_t lo, hi;
+  ndx_span(l, &lo, &hi);
+  return (size_t)((hi * bits + 7) / 8) + 24;
+}
+
 /* Releases what cl_env_open made and clears `env` (without Criterion, the
  * next test runs in this process). */
 static inline void cl_env_close(cl_env *env) {

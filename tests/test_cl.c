@@ -37,29 +37,6 @@ TestSuite(cl, .init = setup, .fini = teardown);
 
 /* ---- Buffers and the reference ------------------------------------------------- */
 
-static cl_mem buffer(size_t size, const void *data) {
-  cl_int e;
-  cl_mem m = clCreateBuffer(env.context, CL_MEM_READ_WRITE, size, NULL, &e);
-  cr_assert_eq(e, CL_SUCCESS, "clCreateBuffer(%zu): %d", size, e);
-  if (data) {
-    e = clEnqueueWriteBuffer(env.queue, m, CL_TRUE, 0, size, data, 0, NULL, NULL);
-    cr_assert_eq(e, CL_SUCCESS, "clEnqueueWriteBuffer: %d", e);
-  }
-  return m;
-}
-
-static void read_back(cl_mem m, size_t size, void *out) {
-  cl_int e = clEnqueueReadBuffer(env.queue, m, CL_TRUE, 0, size, out, 0, NULL, NULL);
-  cr_assert_eq(e, CL_SUCCESS, "clEnqueueReadBuffer: %d", e);
-}
-
-/* Bytes a buffer for `l` needs, plus a margin that must stay untouched. */
-static size_t buffer_bytes(const ndx_layout *l, int bits) {
-  int64_t lo, hi;
-  ndx_span(l, &lo, &hi);
-  return (size_t)((hi * bits + 7) / 8) + 24;
-}
-
 static uint8_t pattern(size_t i) {
   return (uint8_t)(0xa5 ^ (i * 13));
 }
@@ -71,11 +48,11 @@ static const char *check_copy(const ndx_layout *d, const ndx_layout *s, int bits
   static char path[16];
   static uint64_t seed = 1;
   oracle_rng r = {seed++};
-  size_t nd = buffer_bytes(d, bits), ns = buffer_bytes(s, bits);
+  size_t nd = cl_env_buffer_bytes(d, bits), ns = cl_env_buffer_bytes(s, bits);
   uint8_t *src = malloc(ns), *want = malloc(nd), *got = malloc(nd);
   for (size_t i = 0; i < ns; i++) src[i] = (uint8_t)oracle_next(&r);
   for (size_t i = 0; i < nd; i++) want[i] = pattern(i);
-  cl_mem ms = buffer(ns, src), md = buffer(nd, want);
+  cl_mem ms = cl_env_buffer(&env, ns, src), md = cl_env_buffer(&env, nd, want);
   oracle_copy(want, d, src, s, bits, NULL);
   ndx_cl_plan *plan;
   ndx_status st = ndx_cl_plan_create_flags(&plan, env.cl, d, s, bits, flags);
@@ -92,7 +69,7 @@ static const char *check_copy(const ndx_layout *d, const ndx_layout *s, int bits
   cr_assert_eq(st, NDX_OK, "enqueue: %s", ndx_last_error());
   cr_assert_eq(clWaitForEvents(1, &done), CL_SUCCESS);
   clReleaseEvent(done);
-  read_back(md, nd, got);
+  cl_env_read(&env, md, nd, got);
   for (size_t i = 0; i < nd; i++)
     cr_assert_eq(got[i], want[i],
                  "path %s%s, %d bits, dst %s, src %s: byte %zu is 0x%02x, want 0x%02x", path,
@@ -144,14 +121,14 @@ Test(cl, probe_sees_the_hosts_pack_layout) {
   uint64_t pack[NDX_PACK_MAX_BYTES(2, NDX_MAX_RANK) / 8];
   size_t used;
   cr_assert_eq(ndx_pack_copy(pack, sizeof pack, &used, &d, &s, 64), NDX_OK);
-  cl_mem mp = buffer(used, pack), mo = buffer(64 * sizeof(cl_uint), NULL);
+  cl_mem mp = cl_env_buffer(&env, used, pack), mo = cl_env_buffer(&env, 64 * sizeof(cl_uint), NULL);
   clSetKernelArg(k, 0, sizeof mp, &mp);
   clSetKernelArg(k, 1, sizeof mo, &mo);
   size_t one = 1;
   cr_assert_eq(clEnqueueNDRangeKernel(env.queue, k, 1, NULL, &one, &one, 0, NULL, NULL),
                CL_SUCCESS);
   cl_uint out[64];
-  read_back(mo, sizeof out, out);
+  cl_env_read(&env, mo, sizeof out, out);
   const ndx_pack_head *h = (const ndx_pack_head *)pack;
   cl_uint want[21] = {NDX_PACK_VERSION,
                       sizeof(ndx_pack_head),
@@ -214,14 +191,14 @@ Test(cl, device_positions_match_the_definition) {
       size_t used;
       cr_assert_eq(ndx_pack(pack, sizeof pack, &used, 2, ls, 8), NDX_OK);
       if (wide) cr_assert_eq(ndx_pack_widen(pack, sizeof pack, &used), NDX_OK);
-      cl_mem mp = buffer(used, pack), mo = buffer((size_t)n * 16, NULL);
+      cl_mem mp = cl_env_buffer(&env, used, pack), mo = cl_env_buffer(&env, (size_t)n * 16, NULL);
       clSetKernelArg(k, 0, sizeof mp, &mp);
       clSetKernelArg(k, 1, sizeof mo, &mo);
       size_t global = (size_t)n;
       cr_assert_eq(clEnqueueNDRangeKernel(env.queue, k, 1, NULL, &global, NULL, 0, NULL, NULL),
                    CL_SUCCESS);
       int64_t *out = malloc((size_t)n * 16), index[NDX_MAX_RANK];
-      read_back(mo, (size_t)n * 16, out);
+      cl_env_read(&env, mo, (size_t)n * 16, out);
       for (int64_t i = 0; i < n; i++) {
         oracle_unravel(ls[0].rank, ls[0].shape, i, index);
         cr_assert_eq(out[2 * i], oracle_position(&ls[0], index));
@@ -436,7 +413,7 @@ Test(cl, a_span_past_2_31_elements_runs_the_64_bit_kernels) {
       clEnqueueWriteBuffer(env.queue, ms, CL_TRUE, (size_t)(far / 8), 1, &b1, 0, NULL, NULL),
       CL_SUCCESS);
   uint8_t got = 0xf0;
-  cl_mem md = buffer(1, &got);
+  cl_mem md = cl_env_buffer(&env, 1, &got);
   ndx_cl_plan *plan;
   cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &dst_l, &src_l, 1), NDX_OK, "%s",
                ndx_last_error());
@@ -444,7 +421,7 @@ Test(cl, a_span_past_2_31_elements_runs_the_64_bit_kernels) {
   cr_assert_eq(ndx_cl_plan_wide(plan), 1);
   cr_assert_eq(ndx_cl_plan_enqueue(plan, env.queue, md, ms, 0, NULL, NULL), NDX_OK, "%s",
                ndx_last_error());
-  read_back(md, 1, &got);
+  cl_env_read(&env, md, 1, &got);
   /* elements: (0,0)=bit 0 -> 1, (0,1)=bit 5 -> 1, (1,0)=bit 2^31 -> 1, (1,1)=2^31+5 -> 0;
    * the destination's high nibble keeps its 0xf */
   cr_assert_eq(got, 0xf7, "got 0x%02x", got);
@@ -546,7 +523,8 @@ Test(cl, refusals_enqueue_nothing) {
   ndx_layout other = contiguous(2, (int64_t[]){8, 4});
   uint8_t fill[256], got[256];
   for (int i = 0; i < 256; i++) fill[i] = pattern((size_t)i);
-  cl_mem md = buffer(256, fill), ms = buffer(256, fill), small = buffer(32, fill);
+  cl_mem md = cl_env_buffer(&env, 256, fill), ms = cl_env_buffer(&env, 256, fill),
+         small = cl_env_buffer(&env, 32, fill);
   ndx_cl_plan *plan = NULL;
   /* plans */
   cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &d, &other, 8), NDX_EINVAL);
@@ -608,7 +586,7 @@ Test(cl, refusals_enqueue_nothing) {
   clReleaseMemObject(foreign);
   clReleaseContext(c2);
   clFinish(env.queue);
-  read_back(md, 256, got);
+  cl_env_read(&env, md, 256, got);
   for (int i = 0; i < 256; i++) cr_assert_eq(got[i], fill[i], "byte %d changed", i);
   /* and the same buffers still copy */
   cr_assert_eq(ndx_cl_copy(env.cl, env.queue, md, &d, ms, &s, 8, 0, NULL, NULL), NDX_OK);
@@ -626,7 +604,7 @@ Test(cl, copies_wait_for_their_wait_list_and_signal_done) {
   ndx_layout empty = contiguous(1, (int64_t[]){0});
   uint8_t src[99], got[99], zero[99] = {0};
   for (int i = 0; i < 99; i++) src[i] = (uint8_t)i;
-  cl_mem ms = buffer(99, src), md = buffer(99, zero);
+  cl_mem ms = cl_env_buffer(&env, 99, src), md = cl_env_buffer(&env, 99, zero);
   for (int path = 0; path < 3; path++) { /* transpose, buffer, empty */
     cl_int e;
     cl_event gate = clCreateUserEvent(env.context, &e), done = NULL;
@@ -644,7 +622,7 @@ Test(cl, copies_wait_for_their_wait_list_and_signal_done) {
     cr_assert_eq(clWaitForEvents(1, &done), CL_SUCCESS);
     clReleaseEvent(done);
     clReleaseEvent(gate);
-    read_back(md, 99, got);
+    cl_env_read(&env, md, 99, got);
     if (path == 0)
       for (int i = 0; i < 11; i++)
         for (int j = 0; j < 9; j++) cr_assert_eq(got[i * 9 + j], src[j * 11 + i]);
@@ -674,11 +652,11 @@ Test(cl, one_ndx_cl_serves_several_threads) {
   cr_assert_eq(ndx_transpose(&t, &c, 0, 1), NDX_OK);
   uint32_t src[N * N], got[N * N];
   for (int i = 0; i < N * N; i++) src[i] = (uint32_t)i * 2654435761u;
-  cl_mem ms = buffer(sizeof src, src);
+  cl_mem ms = cl_env_buffer(&env, sizeof src, src);
   job jobs[T];
   pthread_t th[T];
   for (int k = 0; k < T; k++) {
-    jobs[k].dst = buffer(sizeof got, NULL);
+    jobs[k].dst = cl_env_buffer(&env, sizeof got, NULL);
     jobs[k].src = ms;
     jobs[k].status = ndx_cl_plan_create(&jobs[k].plan, env.cl, &c, k % 2 ? &t : &c, 32);
     cr_assert_eq(jobs[k].status, NDX_OK);
@@ -688,7 +666,7 @@ Test(cl, one_ndx_cl_serves_several_threads) {
   clFinish(env.queue);
   for (int k = 0; k < T; k++) {
     cr_assert_eq(jobs[k].status, NDX_OK, "%s", ndx_last_error());
-    read_back(jobs[k].dst, sizeof got, got);
+    cl_env_read(&env, jobs[k].dst, sizeof got, got);
     for (int i = 0; i < N; i++)
       for (int j = 0; j < N; j++)
         cr_assert_eq(got[i * N + j], k % 2 ? src[j * N + i] : src[i * N + j]);

@@ -31,29 +31,6 @@ TestSuite(cl_index, .init = setup, .fini = teardown);
 
 static const int widths[] = {1, 2, 4, 8, 16, 32, 64, 128};
 
-static cl_mem buffer(size_t size, const void *data) {
-  cl_int e;
-  cl_mem m = clCreateBuffer(env.context, CL_MEM_READ_WRITE, size, NULL, &e);
-  cr_assert_eq(e, CL_SUCCESS, "clCreateBuffer(%zu): %d", size, e);
-  if (data) {
-    e = clEnqueueWriteBuffer(env.queue, m, CL_TRUE, 0, size, data, 0, NULL, NULL);
-    cr_assert_eq(e, CL_SUCCESS, "clEnqueueWriteBuffer: %d", e);
-  }
-  return m;
-}
-
-static void read_back(cl_mem m, size_t size, void *out) {
-  cl_int e = clEnqueueReadBuffer(env.queue, m, CL_TRUE, 0, size, out, 0, NULL, NULL);
-  cr_assert_eq(e, CL_SUCCESS, "clEnqueueReadBuffer: %d", e);
-}
-
-/* Bytes a buffer for `l` needs, plus a margin that must stay untouched. */
-static size_t buffer_bytes(const ndx_layout *l, int bits) {
-  int64_t lo, hi;
-  ndx_span(l, &lo, &hi);
-  return (size_t)((hi * bits + 7) / 8) + 16;
-}
-
 static ndx_layout contiguous(int rank, const int64_t *shape) {
   ndx_layout l;
   cr_assert_eq(ndx_contiguous(&l, rank, shape), NDX_OK, "%s", ndx_last_error());
@@ -76,15 +53,16 @@ static ndx_layout distinct_view(oracle_rng *r, int rank, const int64_t *shape) {
 static bool check_call(bool scatter, const ndx_layout *dst_l, const ndx_layout *src_l, int axis,
                        const ndx_layout *index_l, const uint8_t *index, int index_bits,
                        unsigned flags, int bits, unsigned internal, oracle_rng *r) {
-  size_t nd = buffer_bytes(dst_l, bits), ns = buffer_bytes(src_l, bits);
-  size_t ni = buffer_bytes(index_l, index_bits);
+  size_t nd = cl_env_buffer_bytes(dst_l, bits), ns = cl_env_buffer_bytes(src_l, bits);
+  size_t ni = cl_env_buffer_bytes(index_l, index_bits);
   uint8_t *src = malloc(ns), *want = malloc(nd), *got = malloc(nd);
   for (size_t i = 0; i < ns; i++) src[i] = (uint8_t)oracle_next(r);
   for (size_t i = 0; i < nd; i++) want[i] = (uint8_t)oracle_next(r);
   /* `index` holds the index layout's bytes; the device buffer adds a margin */
   uint8_t *ibuf = calloc(ni, 1);
   memcpy(ibuf, index, ni - 16);
-  cl_mem md = buffer(nd, want), ms = buffer(ns, src), mi = buffer(ni, ibuf);
+  cl_mem md = cl_env_buffer(&env, nd, want), ms = cl_env_buffer(&env, ns, src),
+         mi = cl_env_buffer(&env, ni, ibuf);
   free(ibuf);
   int64_t value = 0;
   int64_t bad = oracle_index_copy(scatter, want, dst_l, src, src_l, axis, index, index_l,
@@ -93,7 +71,7 @@ static bool check_call(bool scatter, const ndx_layout *dst_l, const ndx_layout *
                                     axis, mi, index_l, index_bits, flags, bits, 0, NULL, NULL);
   cr_assert_eq(s, NDX_OK, "%s", ndx_last_error());
   ndx_status c = ndx_cl_check(env.cl);
-  read_back(md, nd, got);
+  cl_env_read(&env, md, nd, got);
   char a[256], b[256], i[256];
   oracle_describe(a, sizeof a, dst_l);
   oracle_describe(b, sizeof b, src_l);
@@ -133,7 +111,7 @@ static bool check_call(bool scatter, const ndx_layout *dst_l, const ndx_layout *
 /* An index buffer for `index_l` of values in [lo, hi]. */
 static uint8_t *random_index(oracle_rng *r, const ndx_layout *index_l, int index_bits, int64_t lo,
                              int64_t hi) {
-  size_t n = buffer_bytes(index_l, index_bits) / (size_t)(index_bits / 8) + 1;
+  size_t n = cl_env_buffer_bytes(index_l, index_bits) / (size_t)(index_bits / 8) + 1;
   uint8_t *b = malloc(n * (size_t)(index_bits / 8));
   for (size_t k = 0; k < n; k++) {
     int64_t v = hi >= lo ? oracle_between(r, lo, hi) : 0;
@@ -331,8 +309,9 @@ Test(cl_index, refusals_enqueue_nothing) {
   cl_env_need(&env);
   uint8_t fill[512], got[512];
   for (int i = 0; i < 512; i++) fill[i] = (uint8_t)(i * 7);
-  cl_mem md = buffer(512, fill), ms = buffer(512, fill), mi = buffer(512, NULL);
-  cl_mem tiny = buffer(8, fill);
+  cl_mem md = cl_env_buffer(&env, 512, fill), ms = cl_env_buffer(&env, 512, fill),
+         mi = cl_env_buffer(&env, 512, NULL);
+  cl_mem tiny = cl_env_buffer(&env, 8, fill);
   int32_t zeros[64] = {0};
   clEnqueueWriteBuffer(env.queue, mi, CL_TRUE, 0, sizeof zeros, zeros, 0, NULL, NULL);
   ndx_layout d = contiguous(2, (int64_t[]){4, 8}), s = contiguous(2, (int64_t[]){6, 8});
@@ -379,7 +358,7 @@ Test(cl_index, refusals_enqueue_nothing) {
   REFUSED(ndx_cl_gather(cl, q, md, &r0, ms, &r0, 0, mi, &r0, 32, 0, 32, 0, NULL, NULL), NDX_EINVAL,
           "outside [0, 0)");
   clFinish(q);
-  read_back(md, sizeof got, got);
+  cl_env_read(&env, md, sizeof got, got);
   cr_assert(memcmp(got, fill, sizeof got) == 0, "a refused call wrote dst");
   cr_assert_eq(ndx_cl_check(cl), NDX_OK, "%s", ndx_last_error());
   clReleaseMemObject(md);
@@ -404,8 +383,9 @@ Test(cl_index, copies_after_a_fault_run_and_the_fault_is_reported_once) {
   }
   bad[10] = 64;
   bad[20] = -3;
-  cl_mem ms = buffer(sizeof src, src), md = buffer(sizeof dst, dst), mb = buffer(sizeof bad, bad);
-  cl_mem mg = buffer(sizeof good, good), md2 = buffer(sizeof dst, dst);
+  cl_mem ms = cl_env_buffer(&env, sizeof src, src), md = cl_env_buffer(&env, sizeof dst, dst),
+         mb = cl_env_buffer(&env, sizeof bad, bad);
+  cl_mem mg = cl_env_buffer(&env, sizeof good, good), md2 = cl_env_buffer(&env, sizeof dst, dst);
   cl_event done;
   cr_assert_eq(
       ndx_cl_gather(env.cl, env.queue, md, &l, ms, &l, 0, mb, &l, 32, 0, 32, 0, NULL, NULL),
@@ -415,9 +395,9 @@ Test(cl_index, copies_after_a_fault_run_and_the_fault_is_reported_once) {
       NDX_OK);
   cr_assert_eq(clWaitForEvents(1, &done), CL_SUCCESS);
   clReleaseEvent(done);
-  read_back(md2, sizeof got, got);
+  cl_env_read(&env, md2, sizeof got, got);
   for (int k = 0; k < 64; k++) cr_assert_eq(got[k], (float)(63 - k));
-  read_back(md, sizeof got, got);
+  cl_env_read(&env, md, sizeof got, got);
   for (int k = 0; k < 64; k++) cr_assert_eq(got[k], -1.0f, "the faulty call wrote element %d", k);
   cr_assert_eq(ndx_cl_check(env.cl), NDX_ERANGE);
   cr_assert(strstr(ndx_last_error(), "ndx_cl_gather: index element ") &&
@@ -459,13 +439,14 @@ Test(cl_index, eight_threads_on_one_ndx_cl) {
   enum { T = 8, ROWS = 40, DIM = 32 };
   static float table[100 * DIM], got[ROWS * DIM];
   for (int k = 0; k < 100 * DIM; k++) table[k] = (float)k;
-  cl_mem mt = buffer(sizeof table, table);
+  cl_mem mt = cl_env_buffer(&env, sizeof table, table);
   job jobs[T];
   pthread_t th[T];
   for (int t = 0; t < T; t++) {
     int32_t ids[ROWS];
     for (int k = 0; k < ROWS; k++) ids[k] = (k * 7 + t * 13) % 100;
-    jobs[t] = (job){buffer(sizeof got, NULL), mt, buffer(sizeof ids, ids), ROWS, NDX_OK};
+    jobs[t] = (job){cl_env_buffer(&env, sizeof got, NULL), mt, cl_env_buffer(&env, sizeof ids, ids),
+                    ROWS, NDX_OK};
   }
   for (int t = 0; t < T; t++) pthread_create(&th[t], NULL, run_job, &jobs[t]);
   for (int t = 0; t < T; t++) pthread_join(th[t], NULL);
@@ -473,7 +454,7 @@ Test(cl_index, eight_threads_on_one_ndx_cl) {
   cr_assert_eq(ndx_cl_check(env.cl), NDX_OK, "%s", ndx_last_error());
   for (int t = 0; t < T; t++) {
     cr_assert_eq(jobs[t].status, NDX_OK);
-    read_back(jobs[t].dst, sizeof got, got);
+    cl_env_read(&env, jobs[t].dst, sizeof got, got);
     for (int k = 0; k < ROWS; k++)
       for (int c = 0; c < DIM; c++)
         cr_assert_eq(got[k * DIM + c], table[((k * 7 + t * 13) % 100) * DIM + c]);

@@ -27,21 +27,13 @@ typedef struct pass {
   char name[48];
 } pass;
 
-static size_t round_up(size_t n, size_t m) {
-  return (n + m - 1) / m * m;
-}
-
-static int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
 /* The kernel of `kind` and width, and a launch of `items` work-items. */
 static void pick(pass *ps, const ndx_cl *cl, bool wide, enum ndx_cl_kind kind, int bits,
                  int64_t items, const char *name) {
   int w = kind == NDX_CL_INDEX_CHECK ? 0 : ndx_cl_log2_bits(bits);
   ps->kernel = cl->kernel[wide][kind][w];
   ps->local = cl->local[wide][kind][w];
-  ps->global = round_up((size_t)items, ps->local);
+  ps->global = ndx_round_up((size_t)items, ps->local);
   snprintf(ps->name, sizeof ps->name, "%s%s", name, wide ? " (64-bit)" : "");
 }
 
@@ -53,13 +45,13 @@ static int64_t copy_chunk(const ndx_index_plan *p, int64_t *items) {
     int64_t lo, hi, first, end;
     ndx_operands_span(q, 0, &lo, &hi);
     ndx_bytes_span(lo, hi, p->bits, &first, &end);
-    int64_t chunk = ceil_div(NDX_CL_INDEX_BYTES_ELEMS * (end - first), q->numel);
+    int64_t chunk = ndx_ceil_div(NDX_CL_INDEX_BYTES_ELEMS * (end - first), q->numel);
     if (chunk < 1) chunk = 1;
-    *items = ceil_div(end - first, chunk);
+    *items = ndx_ceil_div(end - first, chunk);
     return chunk;
   }
   int64_t chunk = p->rows ? NDX_CL_INDEX_ROWS_BYTES / (p->bits / 8) : NDX_CL_INDEX_ELEMS;
-  *items = ceil_div(q->numel, chunk);
+  *items = ndx_ceil_div(q->numel, chunk);
   return chunk;
 }
 
@@ -144,7 +136,7 @@ static ndx_status enqueue_passes(ndx_cl *cl, const char *fn, const ndx_index_pla
                                  cl_mem index, const ndx_cl_buffer *b, cl_uint nwait,
                                  const cl_event *wait, cl_event *done) {
   pass check, copy;
-  int64_t check_items = ceil_div(p->check.numel, NDX_CL_INDEX_CHECK_ELEMS);
+  int64_t check_items = ndx_ceil_div(p->check.numel, NDX_CL_INDEX_CHECK_ELEMS);
   pick(&check, cl, p->wide, NDX_CL_INDEX_CHECK, 0, check_items, "ndx_index_check");
   int64_t copy_items = 0;
   cl_long copy_chunk_ = copy_chunk(p, &copy_items);

@@ -10,13 +10,9 @@
 _Static_assert(NDX_CUDA_INDEX_STATUS_BYTES == NDX_INDEX_STATUS_WORDS * 4,
                "the status words of kernels/ndx_index_items.h");
 
-static int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
 /* Blocks of NDX_CUDA_THREADS for `items` (grid-stride past the cap). */
 static int64_t blocks_for(int64_t items) {
-  int64_t b = ceil_div(items, NDX_CUDA_THREADS);
+  int64_t b = ndx_ceil_div(items, NDX_CUDA_THREADS);
   return b < NDX_CUDA_MAX_BLOCKS ? b : NDX_CUDA_MAX_BLOCKS;
 }
 
@@ -27,7 +23,7 @@ static ndx_status check_args(ndx_cuda_index_call *c) {
   ndx_cuda_index_args *a = &c->check;
   size_t used;
   a->chunk = NDX_CUDA_INDEX_CHECK_ELEMS;
-  a->count = ceil_div(p->check.numel, a->chunk);
+  a->count = ndx_ceil_div(p->check.numel, a->chunk);
   a->d = p->site.d;
   a->wrap = p->site.wrap;
   a->index_bits = p->index_bits;
@@ -48,13 +44,13 @@ static ndx_status copy_args(ndx_cuda_index_call *c) {
     int64_t lo, hi, first, end;
     ndx_operands_span(q, 0, &lo, &hi);
     ndx_bytes_span(lo, hi, p->bits, &first, &end);
-    a->chunk = ceil_div(NDX_CUDA_INDEX_BYTES_ELEMS * (end - first), q->numel);
+    a->chunk = ndx_ceil_div(NDX_CUDA_INDEX_BYTES_ELEMS * (end - first), q->numel);
     if (a->chunk < 1) a->chunk = 1;
-    a->count = ceil_div(end - first, a->chunk);
+    a->count = ndx_ceil_div(end - first, a->chunk);
   } else {
     int64_t row = NDX_CUDA_INDEX_ROW_BYTES / (p->bits / 8);
     a->chunk = p->rows && row > 1 ? row : NDX_CUDA_INDEX_ELEMS;
-    a->count = ceil_div(q->numel, a->chunk);
+    a->count = ndx_ceil_div(q->numel, a->chunk);
   }
   a->bits = p->bits;
   a->index_bits = p->copy_index_bits;

@@ -38,6 +38,15 @@ static inline bool ndx_mul_ok(int64_t a, int64_t b, int64_t *r) {
   return !__builtin_mul_overflow(a, b, r);
 }
 
+/* ceil(a / b) for a >= 0, b > 0 and a + b within int64: work-items or blocks
+ * of a launch; n rounded up to a multiple of m > 0, for a global size. */
+static inline int64_t ndx_ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+static inline size_t ndx_round_up(size_t n, size_t m) {
+  return (n + m - 1) / m * m;
+}
+
 /* Checks a shape (named `what` in messages: "shape", "new shape") for `call`: `shape` non-NULL when
  * rank > 0, 0 <= rank <= NDX_MAX_RANK, no negative extent, the non-zero extents multiplying to at
  * most NDX_MAX_NUMEL. Stores the element count in *numel when it returns OK. */
