@@ -37,6 +37,15 @@
 #ifndef NDX_COPY_ITEMS_H
 #define NDX_COPY_ITEMS_H
 
+/* A body called with constant widths, several times a kernel: inlined, so
+ * that the constants fold (left to itself, PoCL's LLVM calls one shared
+ * copy, its loops branching on every width for every element). */
+#if defined(NDX_OPENCL_C)
+#define NDX_ITEM_FN NDX_FN __attribute__((always_inline))
+#else
+#define NDX_ITEM_FN NDX_FN
+#endif
+
 /* The smallest side of the tile a transpose work-item copies (128-bit
  * elements); narrower elements get bigger tiles (ndx_tile_side). */
 #ifndef NDX_TILE
@@ -295,6 +304,7 @@ NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
 #define ndx_copy_thin_wN NDX_WN(ndx_copy_thin_w32, ndx_copy_thin_w64)
 #define ndx_copy_tile_wN NDX_WN(ndx_copy_tile_w32, ndx_copy_tile_w64)
 #define ndx_copy_tile_item_wN NDX_WN(ndx_copy_tile_item_w32, ndx_copy_tile_item_w64)
+#define ndx_bits_run_wN NDX_WN(ndx_bits_run_w32, ndx_bits_run_w64)
 #define ndx_copy_bytes_wN NDX_WN(ndx_copy_bytes_w32, ndx_copy_bytes_w64)
 #define ndx_copy_bytes_item_wN NDX_WN(ndx_copy_bytes_item_w32, ndx_copy_bytes_item_w64)
 #endif
@@ -561,15 +571,62 @@ NDX_FN void ndx_copy_tile_item_wN(NDX_CONSTANT const ndx_pack_head *p,
                    (NDX_WORD)(col - batch * tj));
 }
 
+/* One run of sub-byte elements: element t < run from position ps + t*ss
+ * of `src` to pd + t*sd of `dst`, through the byte being filled (`*cur`,
+ * `*acc`, `*mask`, as ndx_bits_put). Where the destination runs with stride
+ * 1, its whole bytes in the middle of the run are assembled directly: byte
+ * copies, or shifted byte pairs, when the source runs with stride 1 too.
+ * The caller flushes the last byte. */
+NDX_ITEM_FN void ndx_bits_run_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 *cur, ndx_u32 *acc,
+                                 ndx_u32 *mask, NDX_WORD pd, NDX_WORD sd,
+                                 NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, NDX_WORD ps,
+                                 NDX_WORD ss, NDX_WORD run, int bits) {
+  int lg = ndx_sub_log2(bits);
+  ndx_u32 per1 = (1u << lg) - 1u;
+  NDX_WORD t = 0;
+  if (sd == 1) {
+    for (; t < run && ((ndx_u32)pd & per1) != 0; t++, pd++, ps += ss)
+      ndx_bits_put(dst, cur, acc, mask, pd, ndx_load_bits(src, ps, bits), bits);
+    NDX_WORD full = (run - t) >> lg;
+    if (full > 0) {
+      ndx_bits_flush(dst, *cur, *acc, *mask);
+      *cur = -1;
+      *acc = *mask = 0;
+      NDX_GLOBAL ndx_u8 *q = dst + (pd >> lg);
+      if (ss == 1) {
+        ndx_i64 sb = (ndx_i64)ps * bits; /* the source's first bit */
+        NDX_GLOBAL const ndx_u8 *r = src + (sb >> 3);
+        ndx_u32 sh = (ndx_u32)(sb & 7);
+        if (sh == 0) {
+          for (NDX_WORD k = 0; k < full; k++) q[k] = r[k];
+        } else { /* each byte straddles two source bytes, both in the span */
+          for (NDX_WORD k = 0; k < full; k++)
+            q[k] = (ndx_u8)((r[k] >> sh) | ((ndx_u32)r[k + 1] << (8u - sh)));
+        }
+        ps += full << lg;
+      } else {
+        for (NDX_WORD k = 0; k < full; k++) {
+          ndx_u32 b = 0;
+          for (ndx_u32 e = 0; e <= per1; e++, ps += ss)
+            b |= ndx_load_bits(src, ps, bits) << (e * (ndx_u32)bits);
+          q[k] = (ndx_u8)b;
+        }
+      }
+      pd += full << lg;
+      t += full << lg;
+    }
+  }
+  for (; t < run; t++, pd += sd, ps += ss)
+    ndx_bits_put(dst, cur, acc, mask, pd, ndx_load_bits(src, ps, bits), bits);
+}
+
 /* Copies into the destination bytes [b0, b1) for a sub-byte width (1, 2, 4):
  * the elements whose destination position falls in those bytes are one
  * C-order range (ndx_count_below); their bits are gathered per byte and each
  * byte is written once, so a bit that belongs to no destination element
- * keeps its value and no other work-item given other bytes writes these.
- * Where the destination runs with stride 1, whole bytes in the middle of a
- * run are assembled directly (byte copies, or shifted byte pairs, when the
- * source runs with stride 1 too). Needs a distinct destination. O(rank +
- * the elements in those bytes). */
+ * keeps its value and no other work-item given other bytes writes these;
+ * each run along the innermost axis by ndx_bits_run. Needs a distinct
+ * destination. O(rank + the elements in those bytes). */
 NDX_FN void ndx_copy_bytes_wN(NDX_CONSTANT const ndx_pack_head *p,
                               NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                               NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, ndx_i64 b0,
@@ -578,7 +635,6 @@ NDX_FN void ndx_copy_bytes_wN(NDX_CONSTANT const ndx_pack_head *p,
   ndx_i64 i0 = ndx_count_below_wN(p, b0 << lg);
   ndx_i64 i1 = ndx_count_below_wN(p, b1 << lg);
   if (i0 >= i1) return;
-  ndx_u32 per1 = (1u << lg) - 1u;
   ndx_odo_wN o;
   ndx_odo_start_wN(p, &o, (NDX_WORD)i0);
   int in = (int)p->rank - 1;
@@ -589,41 +645,7 @@ NDX_FN void ndx_copy_bytes_wN(NDX_CONSTANT const ndx_pack_head *p,
   for (;;) {
     NDX_WORD j = o.index[in];
     NDX_WORD run = (NDX_WORD)ndx_min64(d - j, n);
-    NDX_WORD pd = o.pos[0], ps = o.pos[1], t = 0;
-    if (sd == 1) {
-      for (; t < run && ((ndx_u32)pd & per1) != 0; t++, pd++, ps += ss)
-        ndx_bits_put(dst, &cur, &acc, &mask, pd, ndx_load_bits(src, ps, bits), bits);
-      NDX_WORD full = (run - t) >> lg;
-      if (full > 0) {
-        ndx_bits_flush(dst, cur, acc, mask);
-        cur = -1;
-        acc = mask = 0;
-        NDX_GLOBAL ndx_u8 *q = dst + (pd >> lg);
-        if (ss == 1) {
-          ndx_i64 sb = (ndx_i64)ps * bits; /* the source's first bit */
-          NDX_GLOBAL const ndx_u8 *r = src + (sb >> 3);
-          ndx_u32 sh = (ndx_u32)(sb & 7);
-          if (sh == 0) {
-            for (NDX_WORD k = 0; k < full; k++) q[k] = r[k];
-          } else { /* each byte straddles two source bytes, both in the span */
-            for (NDX_WORD k = 0; k < full; k++)
-              q[k] = (ndx_u8)((r[k] >> sh) | ((ndx_u32)r[k + 1] << (8u - sh)));
-          }
-          ps += full << lg;
-        } else {
-          for (NDX_WORD k = 0; k < full; k++) {
-            ndx_u32 b = 0;
-            for (ndx_u32 e = 0; e <= per1; e++, ps += ss)
-              b |= ndx_load_bits(src, ps, bits) << (e * (ndx_u32)bits);
-            q[k] = (ndx_u8)b;
-          }
-        }
-        pd += full << lg;
-        t += full << lg;
-      }
-    }
-    for (; t < run; t++, pd += sd, ps += ss)
-      ndx_bits_put(dst, &cur, &acc, &mask, pd, ndx_load_bits(src, ps, bits), bits);
+    ndx_bits_run_wN(dst, &cur, &acc, &mask, o.pos[0], sd, src, o.pos[1], ss, run, bits);
     n -= run;
     if (n == 0) break;
     ndx_odo_next_row_wN(p, &o, j, sd, ss);

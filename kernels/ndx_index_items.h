@@ -25,16 +25,6 @@
 
 #define NDX_INDEX_STATUS_WORDS 8
 
-/* The bodies are called with constant widths, several times a kernel
- * (kernels/ndx_index.cl): they must be inlined for the constants to fold
- * (left to itself, PoCL's LLVM calls one shared copy, its loops branching on
- * every width for every element). */
-#if defined(NDX_OPENCL_C)
-#define NDX_ITEM_FN NDX_FN __attribute__((always_inline))
-#else
-#define NDX_ITEM_FN NDX_FN
-#endif
-
 /* The two atomic steps: claiming the fault record (0 -> 1, true for the one
  * caller that did) and keeping a claim's maximum; CUDA's atomicCAS and
  * atomicMax, which HIP has with the same signatures, in either's device
@@ -238,7 +228,6 @@ NDX_ITEM_FN void ndx_index_bytes_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   ndx_walk_wN w;
   ndx_walk_start_wN(p, &w, (NDX_WORD)i0);
   NDX_WORD sd = w.step[0], ss = w.step[1], si = w.step[2];
-  ndx_u32 per1 = (1u << lg) - 1u;
   for (;;) {
     NDX_WORD j = w.index[w.in], run = (NDX_WORD)ndx_min64(w.ext - j, n);
     if (si != 0) {
@@ -249,28 +238,11 @@ NDX_ITEM_FN void ndx_index_bytes_item_wN(NDX_CONSTANT const ndx_pack_head *p,
           ndx_bits_put(dst, &cur, &acc, &mask, w.pos[0] + t * sd,
                        ndx_load_bits(src, w.pos[1] + t * ss + k * step1, bits), bits);
       }
-    } else { /* one value for the run: a row, copied by whole bytes where both sides allow */
+    } else { /* one value for the run: a row */
       ndx_i64 k = ndx_index_value(ndx_load_index(index, w.pos[2], index_bits) - bias, d, wrap);
-      ndx_i64 pd = w.pos[0], ps = w.pos[1] + (k < 0 ? 0 : k * step1);
-      NDX_WORD t = k < 0 ? run : 0;
-      if (sd == 1 && ss == 1) {
-        for (; t < run && ((ndx_u32)pd & per1) != 0; t++, pd++, ps++)
-          ndx_bits_put(dst, &cur, &acc, &mask, pd, ndx_load_bits(src, ps, bits), bits);
-        NDX_WORD full = (run - t) >> lg;
-        if (full > 0 && ((ndx_u32)ps & per1) == 0) {
-          ndx_bits_flush(dst, cur, acc, mask);
-          cur = -1;
-          acc = mask = 0;
-          NDX_GLOBAL ndx_u8 *q = dst + (pd >> lg);
-          NDX_GLOBAL const ndx_u8 *r = src + (ps >> lg);
-          for (NDX_WORD b = 0; b < full; b++) q[b] = r[b];
-          pd += (ndx_i64)full << lg;
-          ps += (ndx_i64)full << lg;
-          t += full << lg;
-        }
-      }
-      for (; t < run; t++, pd += sd, ps += ss)
-        ndx_bits_put(dst, &cur, &acc, &mask, pd, ndx_load_bits(src, ps, bits), bits);
+      if (k >= 0)
+        ndx_bits_run_wN(dst, &cur, &acc, &mask, w.pos[0], sd, src, (NDX_WORD)(w.pos[1] + k * step1),
+                        ss, run, bits);
     }
     n -= run;
     if (n == 0) break;
