@@ -65,6 +65,7 @@ NDX_FN void ndx_index_fault_record(NDX_GLOBAL ndx_u32 *status, ndx_i64 order, nd
 #define ndx_walk_start_wN NDX_WN(ndx_walk_start_w32, ndx_walk_start_w64)
 #define ndx_walk_next_row_wN NDX_WN(ndx_walk_next_row_w32, ndx_walk_next_row_w64)
 #define ndx_index_check_item_wN NDX_WN(ndx_index_check_item_w32, ndx_index_check_item_w64)
+#define ndx_index_prefetch_row_wN NDX_WN(ndx_index_prefetch_row_w32, ndx_index_prefetch_row_w64)
 #define ndx_index_copy_item_wN NDX_WN(ndx_index_copy_item_w32, ndx_index_copy_item_w64)
 #define ndx_index_bytes_item_wN NDX_WN(ndx_index_bytes_item_w32, ndx_index_bytes_item_w64)
 #endif
@@ -161,6 +162,35 @@ NDX_ITEM_FN void ndx_index_check_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   }
 }
 
+/* Where a row takes one index value: the prefetch of the next row (the
+ * walk is at its start, `n` elements left), issued before the current
+ * row's copy so that the random row's first lines are on their way: its
+ * source when the source moves with the value (step1), its destination
+ * when that does (step0). */
+NDX_ITEM_FN void ndx_index_prefetch_row_wN(const ndx_walk_wN *w, NDX_GLOBAL ndx_u8 *dst,
+                                           NDX_GLOBAL const ndx_u8 *src,
+                                           NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
+                                           int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,
+                                           ndx_i64 step0, ndx_i64 step1, ndx_i64 n) {
+  ndx_i64 k = ndx_index_value(ndx_load_index(index, w->pos[2], index_bits) - bias, d, wrap);
+  if (k < 0) return;
+  ndx_i64 bytes = (ndx_min64(w->ext, n) * bits + 7) >> 3;
+  if (step1 != 0) NDX_PREFETCH(src + (((w->pos[1] + k * step1) * bits) >> 3), bytes, 0);
+  if (step0 != 0) NDX_PREFETCH(dst + (((w->pos[0] + k * step0) * bits) >> 3), bytes, 1);
+}
+
+/* One run of a copy pass, an index value per element: element t of the
+ * run reads its value at index position + t*SI and, for a valid k, copies
+ * src position + t*SS + k*S1 to dst position + t*SD + k*S0. */
+#define NDX_INDEX_ELEMS(SD, SS, SI, S0, S1)                                                        \
+  for (NDX_WORD t = 0; t < run; t++) {                                                             \
+    ndx_i64 k =                                                                                    \
+        ndx_index_value(ndx_load_index(index, w.pos[2] + t * (SI), index_bits) - bias, d, wrap);   \
+    if (k >= 0)                                                                                    \
+      ndx_copy_elem(dst, w.pos[0] + t * (SD) + k * (S0), src, w.pos[1] + t * (SS) + k * (S1),      \
+                    bits);                                                                         \
+  }
+
 /* Copy pass (8 bits and up), work-item `item`: C-order elements [item*chunk,
  * ...) of the copy pack (operands dst, src, index). Value v read at operand
  * 2 gives k = ndx_index_value(v - bias, d, wrap); a valid k copies src
@@ -180,27 +210,47 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   ndx_walk_wN w;
   ndx_walk_start_wN(p, &w, (NDX_WORD)i0);
   NDX_WORD sd = w.step[0], ss = w.step[1], si = w.step[2];
+  if (rows) {
+    for (;;) {
+      NDX_WORD j = w.index[w.in], run = (NDX_WORD)ndx_min64(w.ext - j, n);
+      NDX_WORD p0 = w.pos[0], p1 = w.pos[1], p2 = w.pos[2];
+      n -= run;
+      if (n > 0) {
+        ndx_walk_next_row_wN(p, &w, j);
+        ndx_index_prefetch_row_wN(&w, dst, src, index, bits, index_bits, d, wrap, bias, step0,
+                                  step1, n);
+      }
+      ndx_i64 k = ndx_index_value(ndx_load_index(index, p2, index_bits) - bias, d, wrap);
+      if (k >= 0)
+        ndx_copy_run_wN(dst, (NDX_WORD)(p0 + k * step0), 1, src, (NDX_WORD)(p1 + k * step1), 1, run,
+                        bits, 1);
+      if (n == 0) return;
+    }
+  }
+  /* The common runs get loops with their strides as constants, so that a
+   * side that runs contiguously is a vector load or store, not a gather or
+   * scatter: a gather (step0 0) whose destination and index move by 1 and
+   * whose source moves by 0 (the indexed axis is the innermost,
+   * take_along_axis) or 1; a scatter (step1 0), mirrored. */
+  int gather = step0 == 0 && sd == 1 && si == 1, scatter = step1 == 0 && ss == 1 && si == 1;
   for (;;) {
     NDX_WORD j = w.index[w.in], run = (NDX_WORD)ndx_min64(w.ext - j, n);
-    if (rows) {
-      ndx_i64 k = ndx_index_value(ndx_load_index(index, w.pos[2], index_bits) - bias, d, wrap);
-      if (k >= 0)
-        ndx_copy_run_wN(dst, (NDX_WORD)(w.pos[0] + k * step0), 1, src,
-                        (NDX_WORD)(w.pos[1] + k * step1), 1, run, bits, 1);
-    } else {
-      for (NDX_WORD t = 0; t < run; t++) {
-        ndx_i64 v = ndx_load_index(index, w.pos[2] + t * si, index_bits) - bias;
-        ndx_i64 k = ndx_index_value(v, d, wrap);
-        if (k >= 0)
-          ndx_copy_elem(dst, w.pos[0] + t * sd + k * step0, src, w.pos[1] + t * ss + k * step1,
-                        bits);
-      }
-    }
+    if (gather && ss == 0)
+      NDX_INDEX_ELEMS(1, 0, 1, 0, step1)
+    else if (gather && ss == 1)
+      NDX_INDEX_ELEMS(1, 1, 1, 0, step1)
+    else if (scatter && sd == 0)
+      NDX_INDEX_ELEMS(0, 1, 1, step0, 0)
+    else if (scatter && sd == 1)
+      NDX_INDEX_ELEMS(1, 1, 1, step0, 0)
+    else
+      NDX_INDEX_ELEMS(sd, ss, si, step0, step1)
     n -= run;
     if (n == 0) return;
     ndx_walk_next_row_wN(p, &w, j);
   }
 }
+#undef NDX_INDEX_ELEMS
 
 /* Copy pass below 8 bits, of a pack whose destination is distinct and
  * moves not (a gather, a claims scatter: step0 is 0): work-item `item` owns
@@ -230,23 +280,29 @@ NDX_ITEM_FN void ndx_index_bytes_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   NDX_WORD sd = w.step[0], ss = w.step[1], si = w.step[2];
   for (;;) {
     NDX_WORD j = w.index[w.in], run = (NDX_WORD)ndx_min64(w.ext - j, n);
+    NDX_WORD p0 = w.pos[0], p1 = w.pos[1], p2 = w.pos[2];
+    n -= run;
+    if (n > 0) {
+      ndx_walk_next_row_wN(p, &w, j);
+      if (si == 0)
+        ndx_index_prefetch_row_wN(&w, dst, src, index, bits, index_bits, d, wrap, bias, 0, step1,
+                                  n);
+    }
     if (si != 0) {
       for (NDX_WORD t = 0; t < run; t++) {
-        ndx_i64 v = ndx_load_index(index, w.pos[2] + t * si, index_bits) - bias;
+        ndx_i64 v = ndx_load_index(index, p2 + t * si, index_bits) - bias;
         ndx_i64 k = ndx_index_value(v, d, wrap);
         if (k >= 0)
-          ndx_bits_put(dst, &cur, &acc, &mask, w.pos[0] + t * sd,
-                       ndx_load_bits(src, w.pos[1] + t * ss + k * step1, bits), bits);
+          ndx_bits_put(dst, &cur, &acc, &mask, p0 + t * sd,
+                       ndx_load_bits(src, p1 + t * ss + k * step1, bits), bits);
       }
     } else { /* one value for the run: a row */
-      ndx_i64 k = ndx_index_value(ndx_load_index(index, w.pos[2], index_bits) - bias, d, wrap);
+      ndx_i64 k = ndx_index_value(ndx_load_index(index, p2, index_bits) - bias, d, wrap);
       if (k >= 0)
-        ndx_bits_run_wN(dst, &cur, &acc, &mask, w.pos[0], sd, src, (NDX_WORD)(w.pos[1] + k * step1),
-                        ss, run, bits);
+        ndx_bits_run_wN(dst, &cur, &acc, &mask, p0, sd, src, (NDX_WORD)(p1 + k * step1), ss, run,
+                        bits);
     }
-    n -= run;
     if (n == 0) break;
-    ndx_walk_next_row_wN(p, &w, j);
   }
   ndx_bits_flush(dst, cur, acc, mask);
 }
