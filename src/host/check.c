@@ -40,17 +40,28 @@ char *ndx_fmt_dims(char *buf, size_t size, int n, const int64_t *v) {
   return buf;
 }
 
-/* Each d - 1 is below 2^53 iff their bitwise or is (2^53 a power of 2). */
+/* The product of extents, summed axis by axis with no branch: each d - 1 is
+ * below 2^53 iff their bitwise or is (2^53 a power of 2). */
+typedef struct extent_product {
+  int64_t product;
+  uint64_t steps;
+  bool overflow;
+} extent_product;
+
+static inline void extent_add(extent_product *e, int64_t d) {
+  e->steps |= (uint64_t)d - 1;
+  e->overflow |= __builtin_mul_overflow(e->product, d, &e->product);
+}
+
+static inline bool extents_ok(const extent_product *e) {
+  return e->steps < (uint64_t)NDX_MAX_NUMEL && !e->overflow && e->product <= NDX_MAX_NUMEL;
+}
+
 bool ndx_extents_within_limits(int rank, const int64_t *shape, int64_t *numel) {
-  int64_t product = 1;
-  uint64_t steps = 0;
-  bool overflow = false;
-  for (int a = 0; a < rank; a++) {
-    steps |= (uint64_t)shape[a] - 1;
-    overflow |= __builtin_mul_overflow(product, shape[a], &product);
-  }
-  *numel = product;
-  return steps < (uint64_t)NDX_MAX_NUMEL && !overflow && product <= NDX_MAX_NUMEL;
+  extent_product e = {1, 0, false};
+  for (int a = 0; a < rank; a++) extent_add(&e, shape[a]);
+  *numel = e.product;
+  return extents_ok(&e);
 }
 
 ndx_status ndx_check_shape(const char *call, const char *what, int rank, const int64_t *shape,
@@ -94,11 +105,16 @@ ndx_status ndx_check_shape(const char *call, const char *what, int rank, const i
  * which also accepts the ones with no element. True iff `l` is within the
  * limits and has an element, its count then stored in *numel. */
 static bool layout_within_limits(const ndx_layout *l, int64_t *numel) {
-  if (l->rank < 0 || l->rank > NDX_MAX_RANK || !ndx_extents_within_limits(l->rank, l->shape, numel))
-    return false;
+  int rank = l->rank;
+  if (rank < 0 || rank > NDX_MAX_RANK) return false;
+  extent_product e = {1, 0, false};
   ndx_span_sum p = ndx_span_start(l->offset);
-  for (int a = 0; a < l->rank; a++) ndx_span_add(&p, l->shape[a], l->strides[a]);
-  return ndx_span_within_limits(&p, l->offset);
+  for (int a = 0; a < rank; a++) {
+    extent_add(&e, l->shape[a]);
+    ndx_span_add(&p, l->shape[a], l->strides[a]);
+  }
+  *numel = e.product;
+  return extents_ok(&e) && ndx_span_within_limits(&p, l->offset);
 }
 
 ndx_status ndx_check_layout_numel(const char *call, const char *name, const ndx_layout *l,
