@@ -133,15 +133,16 @@ static ndx_status check_window(const char *call, const ndx_move *m, int rank, co
                            "must each be at least 1",
                            call, k, w->axis, (long long)w->size, (long long)w->step,
                            (long long)w->dilation);
-    int64_t d = shape[w->axis];
-    /* dilation*(size-1)+1 <= d, by division */
-    if (d < 1 || (w->size - 1) > (d - 1) / w->dilation)
+    int64_t d = shape[w->axis], reach;
+    /* dilation*(size-1)+1 <= d; a product past int64 is past d too */
+    if (d < 1 || !ndx_mul_ok(w->dilation, w->size - 1, &reach) || reach > d - 1)
       return ndx_set_error(NDX_EINVAL,
                            "%s: window %d on axis %d: size %lld with dilation %lld does "
                            "not fit extent %lld",
                            call, k, w->axis, (long long)w->size, (long long)w->dilation,
                            (long long)d);
-    out_shape[w->axis] = (d - 1 - w->dilation * (w->size - 1)) / w->step + 1;
+    int64_t room = d - 1 - reach; /* the window's starts; a division only for a step above 1 */
+    out_shape[w->axis] = (w->step == 1 ? room : room / w->step) + 1;
     out_shape[rank + k] = w->size;
   }
   *out_rank = rank + m->n;
