@@ -26,35 +26,33 @@ int ndx_coalesce_axes(int rank, const int64_t *shape, int n, const int64_t *cons
 }
 
 int ndx_merge_plan(int rank, const int64_t *shape, uint32_t merges, int64_t *extent, int *from) {
-  /* From the inner axes outward, into the ends of the arrays; then moved to
-   * their fronts. The extent of the axis being merged into is kept aside until
-   * an axis that does not merge closes it. */
-  int r = 0;
+  /* From the outer axes inward: an axis of extent > 1 joins the result axis
+   * of the one before it when that one steps over it, and becomes its
+   * innermost (from); the extent being built is kept aside until an axis that
+   * does not join closes it. */
+  int r = 0, outer = -1;
   int64_t run = 1;
   bool empty = false;
-  for (int a = rank - 1; a >= 0; a--) {
+  for (int a = 0; a < rank; a++) {
     int64_t d = shape[a];
     empty |= d == 0;
     if (d == 1) continue;
-    if (r > 0 && (merges >> a & 1)) {
+    if (outer >= 0 && (merges >> outer & 1)) {
       run *= d;
     } else {
-      if (r > 0) extent[rank - r] = run;
+      if (r > 0) extent[r - 1] = run;
       r++;
-      from[rank - r] = a;
       run = d;
     }
+    from[r - 1] = a;
+    outer = a;
   }
   if (empty || r == 0) { /* at most one element: [0] or [1], stride 0 */
     extent[0] = empty ? 0 : 1;
     from[0] = -1;
     return 1;
   }
-  extent[rank - r] = run;
-  for (int x = 0; x < r; x++) {
-    extent[x] = extent[rank - r + x];
-    from[x] = from[rank - r + x];
-  }
+  extent[r - 1] = run;
   return r;
 }
 
