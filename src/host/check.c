@@ -40,28 +40,11 @@ char *ndx_fmt_dims(char *buf, size_t size, int n, const int64_t *v) {
   return buf;
 }
 
-/* The product of extents, summed axis by axis with no branch: each d - 1 is
- * below 2^53 iff their bitwise or is (2^53 a power of 2). */
-typedef struct extent_product {
-  int64_t product;
-  uint64_t steps;
-  bool overflow;
-} extent_product;
-
-static inline void extent_add(extent_product *e, int64_t d) {
-  e->steps |= (uint64_t)d - 1;
-  e->overflow |= __builtin_mul_overflow(e->product, d, &e->product);
-}
-
-static inline bool extents_ok(const extent_product *e) {
-  return e->steps < (uint64_t)NDX_MAX_NUMEL && !e->overflow && e->product <= NDX_MAX_NUMEL;
-}
-
 bool ndx_extents_within_limits(int rank, const int64_t *shape, int64_t *numel) {
-  extent_product e = {1, 0, false};
-  for (int a = 0; a < rank; a++) extent_add(&e, shape[a]);
+  ndx_extent_product e = {1, 0, false};
+  for (int a = 0; a < rank; a++) ndx_extent_add(&e, shape[a]);
   *numel = e.product;
-  return extents_ok(&e);
+  return ndx_extents_ok(&e);
 }
 
 ndx_status ndx_check_shape(const char *call, const char *what, int rank, const int64_t *shape,
@@ -107,14 +90,14 @@ ndx_status ndx_check_shape(const char *call, const char *what, int rank, const i
 static bool layout_within_limits(const ndx_layout *l, int64_t *numel) {
   int rank = l->rank;
   if (rank < 0 || rank > NDX_MAX_RANK) return false;
-  extent_product e = {1, 0, false};
+  ndx_extent_product e = {1, 0, false};
   ndx_span_sum p = ndx_span_start(l->offset);
   for (int a = 0; a < rank; a++) {
-    extent_add(&e, l->shape[a]);
+    ndx_extent_add(&e, l->shape[a]);
     ndx_span_add(&p, l->shape[a], l->strides[a]);
   }
   *numel = e.product;
-  return extents_ok(&e) && ndx_span_within_limits(&p, l->offset);
+  return ndx_extents_ok(&e) && ndx_span_within_limits(&p, l->offset);
 }
 
 ndx_status ndx_check_layout_numel(const char *call, const char *name, const ndx_layout *l,

@@ -48,25 +48,31 @@ static void write_merged(int n, const ndx_layout *in, ndx_layout *out, int r, co
 }
 
 /* For the common case: true iff `l` has rank `rank` and the extents `shape`
- * (in[0]'s, already within the limits). Clears in *merges the bit of each axis
- * a of extent > 1 that does not step over all of the next such axis b inside
- * it: stride[a] == stride[b] * d[b], with the product in uint64 so that one
- * past int64 wraps. Where it wraps and still matches, the merged reach passes
- * int64 too, and merged_within_limits refuses the layout. */
-static bool mark_merges(const ndx_layout *l, int rank, const int64_t *shape, uint32_t *merges) {
+ * (in[0]'s), and, for in[0] itself (`first`), the extents are within the
+ * limits with an element (ndx_extents_ok). Clears in *merges the bit of each
+ * axis a of extent > 1 that does not step over all of the next such axis b
+ * inside it: stride[a] == stride[b] * d[b], with the product in uint64 so that
+ * one past int64 wraps. Where it wraps and still matches, the merged reach
+ * passes int64 too, and merged_within_limits refuses the layout. */
+static inline bool mark_merges(const ndx_layout *l, int rank, const int64_t *shape, bool first,
+                               uint32_t *merges) {
   int64_t differ = l->rank ^ rank;
+  ndx_extent_product e = {1, 0, false};
   uint64_t inner_step = 0; /* stride * extent of the last axis of extent > 1 */
   uint32_t steps_over = 0;
   for (int a = rank - 1; a >= 0; a--) {
     int64_t d = shape[a];
     uint64_t s = (uint64_t)l->strides[a];
-    differ |= l->shape[a] ^ d;
+    if (first)
+      ndx_extent_add(&e, d);
+    else
+      differ |= l->shape[a] ^ d;
     if (d == 1) continue;
     steps_over |= (uint32_t)(s == inner_step) << a;
     inner_step = s * (uint64_t)d;
   }
   *merges &= steps_over;
-  return differ == 0;
+  return first ? ndx_extents_ok(&e) : differ == 0;
 }
 
 /* True iff the positions of `l` are within the limits, summed over the r
@@ -86,12 +92,11 @@ static bool merged_within_limits(const ndx_layout *l, int r, const int64_t *exte
  * then writes the result. Writes nothing when false. */
 static bool coalesce_common(int n, const ndx_layout *in, ndx_layout *out) {
   int rank = in[0].rank;
-  int64_t numel;
-  if (rank < 0 || rank > NDX_MAX_RANK || !ndx_extents_within_limits(rank, in[0].shape, &numel))
-    return false;
   uint32_t merges = UINT32_MAX;
-  for (int k = 0; k < n; k++)
-    if (!mark_merges(&in[k], rank, in[0].shape, &merges)) return false;
+  if (rank < 0 || rank > NDX_MAX_RANK || !mark_merges(&in[0], rank, in[0].shape, true, &merges))
+    return false;
+  for (int k = 1; k < n; k++)
+    if (!mark_merges(&in[k], rank, in[0].shape, false, &merges)) return false;
   int64_t extent[NDX_MAX_RANK];
   int from[NDX_MAX_RANK];
   int r = ndx_merge_plan(rank, in[0].shape, merges, extent, from);

@@ -40,9 +40,27 @@ static inline bool ndx_mul_ok(int64_t a, int64_t b, int64_t *r) {
   return !__builtin_mul_overflow(a, b, r);
 }
 
-/* True iff every extent is in [1, 2^53] and they multiply to at most 2^53, their product then
- * stored in *numel: the common case of ndx_check_shape and of the layout checks, branch-free
- * over the axes. */
+/* The product of extents, taken axis by axis with no branch: the common case of ndx_check_shape
+ * and of the layout checks. Each d - 1 is below 2^53 iff their bitwise or is (2^53 a power of
+ * 2). Start from {1, 0, false}. */
+typedef struct ndx_extent_product {
+  int64_t product;
+  uint64_t steps;
+  bool overflow;
+} ndx_extent_product;
+
+static inline void ndx_extent_add(ndx_extent_product *e, int64_t d) {
+  e->steps |= (uint64_t)d - 1;
+  e->overflow |= __builtin_mul_overflow(e->product, d, &e->product);
+}
+
+/* True iff every extent added is in [1, 2^53] and they multiply to at most 2^53. */
+static inline bool ndx_extents_ok(const ndx_extent_product *e) {
+  return e->steps < (uint64_t)NDX_MAX_NUMEL && !e->overflow && e->product <= NDX_MAX_NUMEL;
+}
+
+/* True iff every extent is in [1, 2^53] and they multiply to at most 2^53 (ndx_extents_ok),
+ * their product then stored in *numel. */
 bool ndx_extents_within_limits(int rank, const int64_t *shape, int64_t *numel);
 
 /* The positions of a layout whose extents are in [1, 2^53], summed axis by axis: the common case
