@@ -40,20 +40,15 @@ char *ndx_fmt_dims(char *buf, size_t size, int n, const int64_t *v) {
   return buf;
 }
 
-bool ndx_extents_within_limits(int rank, const int64_t *shape, int64_t *numel) {
-  ndx_extent_product e = {1, 0, false};
-  for (int a = 0; a < rank; a++) ndx_extent_add(&e, shape[a]);
-  *numel = e.product;
-  return ndx_extents_ok(&e);
-}
-
 ndx_status ndx_check_shape(const char *call, const char *what, int rank, const int64_t *shape,
                            int64_t *numel) {
-  int64_t count;
-  if (rank >= 0 && rank <= NDX_MAX_RANK && (shape || rank == 0) &&
-      ndx_extents_within_limits(rank, shape, &count)) {
-    *numel = count;
-    return NDX_OK;
+  if (rank >= 0 && rank <= NDX_MAX_RANK && (shape || rank == 0)) {
+    ndx_extent_product e = {1, 0, false};
+    for (int a = 0; a < rank; a++) ndx_extent_add(&e, shape[a]);
+    if (ndx_extents_ok(&e)) {
+      *numel = e.product;
+      return NDX_OK;
+    }
   }
   if (rank < 0) return ndx_set_error(NDX_EINVAL, "%s: %s has negative rank %d", call, what, rank);
   if (rank > NDX_MAX_RANK)

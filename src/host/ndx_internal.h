@@ -59,10 +59,6 @@ static inline bool ndx_extents_ok(const ndx_extent_product *e) {
   return e->steps < (uint64_t)NDX_MAX_NUMEL && !e->overflow && e->product <= NDX_MAX_NUMEL;
 }
 
-/* True iff every extent is in [1, 2^53] and they multiply to at most 2^53 (ndx_extents_ok),
- * their product then stored in *numel. */
-bool ndx_extents_within_limits(int rank, const int64_t *shape, int64_t *numel);
-
 /* The positions of a layout whose extents are in [1, 2^53], summed axis by axis: the common case
  * of the layout checks, with no branch. With the offset (a position) in [0, 2^53) and each axis's
  * reach (d-1)*s in [-2^53, 2^53), as every reach of a layout within the limits is but 2^53
