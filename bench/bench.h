@@ -18,6 +18,11 @@ typedef struct bench_opts {
 /* A monotonic clock in nanoseconds (CLOCK_MONOTONIC). */
 uint64_t bench_now_ns(void);
 
+/* The CPU time of the calling thread in nanoseconds (CLOCK_THREAD_CPUTIME_ID):
+ * what bench_time counts, so that on a machine shared with other work the time
+ * the scheduler gives to other processes is not counted as the work's. */
+uint64_t bench_cpu_ns(void);
+
 /* The median of v[0..n-1] (n >= 1); reorders v. */
 double bench_median(double *v, int n);
 
@@ -31,9 +36,10 @@ typedef struct bench_result {
   uint64_t allocs; /* heap allocations counted during warm-up and reps */
 } bench_result;
 
-/* Times fn: first a warm-up that doubles n until one run lasts
- * opts->min_rep_s (its runs are discarded), then opts->reps runs of that n.
- * Allocations made by anything in the process meanwhile are counted. */
+/* Times fn in the thread's CPU time (bench_cpu_ns): first a warm-up that grows
+ * n until one run takes opts->min_rep_s (its runs are discarded), then
+ * opts->reps runs of that n. Allocations made by anything in the process
+ * meanwhile are counted. */
 bench_result bench_time(const bench_opts *opts, bench_fn fn, void *ctx);
 
 /* Heap allocations (malloc, calloc, realloc, aligned forms) made by the

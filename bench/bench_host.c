@@ -3,7 +3,9 @@
  * with a nested loop written by hand for the same layout.
  *
  * Every layout call is timed in a loop of n calls on the same inputs (the
- * calls live in libndx, so the compiler cannot drop or hoist them). The
+ * calls live in libndx, so the compiler cannot drop or hoist them), in the
+ * thread's CPU time (bench_time): the machine is shared, and wall time would
+ * count other processes' time slices as the calls'. The
  * iterators and the loops sum the positions; each position first passes an
  * empty asm statement, so the compiler cannot fold a loop's sum into a
  * formula or vectorize it: that models a consumer that uses every position
@@ -455,7 +457,8 @@ static int bench_iters(const bench_opts *opts, uint64_t *allocs_total) {
 
 int bench_host(const bench_opts *opts) {
   bool counting = bench_alloc_counting();
-  printf("== ndx-bench --host: %s; median of %d repetitions of >= %.0f ms after a warm-up ==\n",
+  printf("== ndx-bench --host: %s; median of %d repetitions of >= %.0f ms of the thread's CPU time "
+         "after a warm-up ==\n",
          opts->quick ? "QUICK run (smoke test, not a measurement)" : "layout calls and iteration",
          opts->reps, opts->min_rep_s * 1e3);
   printf("allocation counter: %s\n\n",

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "host/ndx_internal.h" /* ndx_layout_flaw, ndx_coalesce_checked: the general path */
 #include "ndx/ndx_layout.h"
 #include "oracle.h"
 #include "suite.h"
@@ -357,6 +358,112 @@ Test(property, coalesce_keeps_positions_in_order_and_leaves_no_mergeable_pair) {
       cr_assert(ndx_equal(&alias[k], &out[k]), "trial %d layout %d in place", t, k);
   }
   cr_assert_gt(merged, 600, "the generator makes merges happen (%d)", merged);
+}
+
+/* ---- the common case against the checks and the general merge ------------------- */
+
+/* An extent near the limits or small, 1 often. */
+static int64_t edge_extent(oracle_rng *rng) {
+  static const int64_t big[] = {INT64_C(1) << 20, INT64_C(1) << 26, INT64_C(1) << 52,
+                                (INT64_C(1) << 53) + 1, 0};
+  int64_t how = oracle_between(rng, 0, 9);
+  return how < 3 ? 1 : how < 8 ? oracle_between(rng, 2, 4) : big[oracle_between(rng, 0, 4)];
+}
+
+/* A stride written by hand for axis a: often stride * extent of the axis of
+ * extent > 1 inside it, in uint64 so that a big one wraps past int64 (as
+ * ndx_coalesce's merge test computes it), else small, huge or a limit. */
+static int64_t edge_stride(oracle_rng *rng, uint64_t inner_step) {
+  int64_t how = oracle_between(rng, 0, 9);
+  if (how < 5) return (int64_t)inner_step;
+  if (how < 8) return oracle_between(rng, -4, 4);
+  if (how < 9)
+    return (oracle_between(rng, 0, 1) ? 1 : -1) * (INT64_C(1) << oracle_between(rng, 40, 62));
+  return oracle_between(rng, 0, 1) ? INT64_MIN : INT64_MAX;
+}
+
+/* n hand-written layouts of one shape (one time in eight, one differs), with
+ * strides and offsets near the limits, so that both the layouts the common
+ * case takes and the ones it must leave to the checks come up. */
+static int edge_inputs(oracle_rng *rng, ndx_layout *in) {
+  int n = (int)oracle_between(rng, 1, 4), rank = (int)oracle_between(rng, 0, 5);
+  int64_t shape[NDX_MAX_RANK];
+  for (int a = 0; a < rank; a++) shape[a] = edge_extent(rng);
+  for (int k = 0; k < n; k++) {
+    ndx_layout *l = &in[k];
+    memset(l, 0, sizeof *l);
+    l->rank = rank;
+    uint64_t inner_step = (uint64_t)oracle_between(rng, 1, 3);
+    for (int a = rank - 1; a >= 0; a--) {
+      l->shape[a] = shape[a];
+      l->strides[a] = edge_stride(rng, inner_step);
+      if (shape[a] != 1) inner_step = (uint64_t)l->strides[a] * (uint64_t)shape[a];
+    }
+    int64_t lo = 0; /* the offset that puts the least position at 0, where it fits */
+    for (int a = 0; a < rank; a++) {
+      int64_t reach;
+      if (shape[a] > 1 && !__builtin_mul_overflow(shape[a] - 1, l->strides[a], &reach) &&
+          reach < 0 && reach > INT64_MIN)
+        lo = __builtin_add_overflow(lo, -reach, &lo) ? INT64_MAX : lo;
+    }
+    int64_t how = oracle_between(rng, 0, 5);
+    l->offset = how < 3   ? lo + oracle_between(rng, 0, 2)
+                : how < 4 ? NDX_MAX_NUMEL - oracle_between(rng, 1, 2)
+                : how < 5 ? -1
+                          : oracle_between(rng, 0, 1000);
+    if (oracle_between(rng, 0, 7) == 0) { /* another shape or rank */
+      if (rank > 0 && oracle_between(rng, 0, 1))
+        l->shape[oracle_between(rng, 0, rank - 1)] += oracle_between(rng, 1, 2);
+      else
+        l->rank = rank + 1;
+    }
+  }
+  return n;
+}
+
+/* What ndx_coalesce must do, by the checks and the merge on checked layouts. */
+static ndx_status general_coalesce(int n, const ndx_layout *in, ndx_layout *out) {
+  for (int k = 0; k < n; k++)
+    if (ndx_layout_flaw(&in[k], NULL, 0)) return NDX_EINVAL;
+  for (int k = 1; k < n; k++) {
+    if (in[k].rank != in[0].rank) return NDX_EINVAL;
+    for (int a = 0; a < in[0].rank; a++)
+      if (in[k].shape[a] != in[0].shape[a]) return NDX_EINVAL;
+  }
+  ndx_coalesce_checked(n, in, out);
+  return NDX_OK;
+}
+
+/* ndx_coalesce takes the common case (every layout within the limits with an
+ * element) in a pass of its own that merges first and checks the positions
+ * on the merged axes; it must accept exactly what the checks accept and write
+ * exactly what the general merge writes, on layouts near every limit. */
+Test(property, the_common_case_agrees_with_the_checks_and_the_general_merge) {
+  static ndx_layout in[4], out[4], want[4], before[4];
+  int accepted = 0, refused = 0;
+  for (int t = 0; t < 20000; t++) {
+    oracle_rng rng = {0xC0ED0000u + (uint64_t)t};
+    int n = edge_inputs(&rng, in);
+    memset(out, 0xC3, sizeof out);
+    memcpy(before, out, sizeof out);
+    memset(want, 0xC3, sizeof want);
+    ndx_status s = ndx_coalesce(n, in, out), w = general_coalesce(n, in, want);
+    char d0[512];
+    oracle_describe(d0, sizeof d0, &in[0]);
+    cr_assert_eq(s, w, "trial %d (n %d, first %s): got %s, want %s (%s)", t, n, d0,
+                 ndx_status_name(s), ndx_status_name(w), ndx_last_error());
+    if (s != NDX_OK) {
+      refused++;
+      cr_assert_eq(memcmp(out, before, sizeof out), 0, "trial %d: out written on failure", t);
+      continue;
+    }
+    accepted++;
+    cr_assert_eq(memcmp(out, want, sizeof(ndx_layout) * (size_t)n), 0,
+                 "trial %d (n %d, first %s): the results differ", t, n, d0);
+  }
+  cr_log_info("accepted %d, refused %d", accepted, refused);
+  cr_assert_gt(accepted, 2000, "enough layouts within the limits (%d)", accepted);
+  cr_assert_gt(refused, 2000, "enough layouts past them (%d)", refused);
 }
 
 /* Review finding: the message did not say which layout had the bad rank. */

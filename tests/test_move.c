@@ -1257,6 +1257,77 @@ Test(property, reshape_succeeds_iff_the_oracle_finds_a_view) {
   cr_assert_gt(noview, TRIALS / 20, "enough reshapes have no view (%d)", noview);
 }
 
+/* A layout written by hand whose axes of extent > 1 form one run of `step`
+ * (each stride `step` times the extents inside it), its extent-1 axes of any
+ * stride: the layouts reshape takes in one pass before the group walk. With
+ * `broken`, one stride of an axis of extent > 1 is off by one, so that the
+ * walk decides. The offset keeps every position non-negative. */
+static ndx_layout one_run_layout(oracle_rng *rng, int64_t step, bool broken) {
+  int64_t shape[NDX_MAX_RANK];
+  ndx_layout l;
+  memset(&l, 0, sizeof l);
+  l.rank = oracle_random_shape(rng, 6, 4, 12, shape);
+  int64_t inside = step;
+  for (int a = l.rank - 1; a >= 0; a--) {
+    if (oracle_between(rng, 0, 3) == 0) shape[a] = 1;
+    l.shape[a] = shape[a];
+    l.strides[a] = shape[a] == 1 ? oracle_between(rng, -50, 50) : inside;
+    inside *= shape[a];
+  }
+  if (broken && l.rank > 0) {
+    int a = (int)oracle_between(rng, 0, l.rank - 1);
+    if (l.shape[a] > 1) l.strides[a] += 1;
+  }
+  for (int a = 0; a < l.rank; a++)
+    if (l.shape[a] > 1 && l.strides[a] < 0) l.offset += (l.shape[a] - 1) * -l.strides[a];
+  if (oracle_numel(&l) == 0) l.offset = 0;
+  l.offset += oracle_numel(&l) ? oracle_between(rng, 0, 3) : 0;
+  return l;
+}
+
+Test(property, reshape_of_one_run_layouts_matches_the_oracle) {
+  static const int64_t steps[] = {1, 2, -1, -3, 5};
+  int fast = 0, walked_ok = 0, noview = 0;
+  for (int t = 0; t < TRIALS; t++) {
+    oracle_rng rng = {0x0E2B0000u + (uint64_t)t};
+    bool broken = t % 3 == 2;
+    ndx_layout in = one_run_layout(&rng, steps[t % 5], broken);
+    int64_t shape[NDX_MAX_RANK];
+    bool same;
+    int rank = random_reshape_target(&rng, oracle_numel(&in), shape, &same);
+    if (!same) continue;
+    ndx_layout view, out;
+    bool ok = oracle_reshape(&in, rank, shape, &view);
+    ndx_status s = ndx_reshape(&out, &in, rank, shape);
+    char d1[512], d2[512];
+    cr_assert_eq(s, ok ? NDX_OK : NDX_ENOVIEW, "trial %d: %s to rank %d: got %s (%s)", t,
+                 oracle_describe(d1, sizeof d1, &in), rank, ndx_status_name(s), ndx_last_error());
+    if (!ok) {
+      noview++;
+      continue;
+    }
+    cr_assert(ndx_equal(&out, &view), "trial %d: %s: got %s, the oracle's view %s", t,
+              oracle_describe(d1, sizeof d1, &in), oracle_describe(d2, sizeof d2, &out),
+              oracle_describe(d1, sizeof d1, &view));
+    fast += !broken && oracle_numel(&in) > 1;
+    walked_ok += broken;
+  }
+  cr_assert_gt(fast, TRIALS / 3, "enough one-run layouts (%d)", fast);
+  cr_assert_gt(walked_ok, TRIALS / 50, "enough broken runs that still reshape (%d)", walked_ok);
+  cr_assert_gt(noview, TRIALS / 20, "enough broken runs with no view (%d)", noview);
+}
+
+/* A run test whose product passes int64 on the way out: axis 1's stride 2^52
+ * times the extents does not fit, and must read as no run, not wrap. */
+Test(reshape, a_run_test_past_int64_is_no_run) {
+  const int64_t p52 = INT64_C(1) << 52;
+  ndx_layout l, out;
+  cr_assert_eq(ndx_make(&l, 2, (int64_t[]){INT64_C(1) << 20, 2}, (int64_t[]){0, p52}, 0), NDX_OK);
+  cr_assert_eq(ndx_reshape(&out, &l, 1, (int64_t[]){INT64_C(1) << 21}), NDX_ENOVIEW);
+  cr_assert_eq(ndx_reshape(&out, &l, 3, (int64_t[]){INT64_C(1) << 19, 2, 2}), NDX_OK);
+  cr_assert(out.strides[0] == 0 && out.strides[1] == 0 && out.strides[2] == p52);
+}
+
 /* Broadcast: old axis a reads target axis a + n - rank, or 0 where it had
  * extent 1. */
 static void broadcast_map(const void *args, const ndx_layout *in, int out_rank, const int64_t *j,

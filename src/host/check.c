@@ -40,29 +40,15 @@ char *ndx_fmt_dims(char *buf, size_t size, int n, const int64_t *v) {
   return buf;
 }
 
-/* True iff every extent is in [1, 2^53] and they multiply to at most 2^53,
- * their product then stored in *numel: the common case of ndx_check_shape and
- * of the layout checks below, branch-free over the axes. Each d - 1 is below
- * 2^53 iff their bitwise or is (2^53 a power of 2). */
-static bool extents_within_limits(int rank, const int64_t *shape, int64_t *numel) {
-  int64_t product = 1;
-  uint64_t steps = 0;
-  bool overflow = false;
-  for (int a = 0; a < rank; a++) {
-    steps |= (uint64_t)shape[a] - 1;
-    overflow |= __builtin_mul_overflow(product, shape[a], &product);
-  }
-  *numel = product;
-  return steps < (uint64_t)NDX_MAX_NUMEL && !overflow && product <= NDX_MAX_NUMEL;
-}
-
 ndx_status ndx_check_shape(const char *call, const char *what, int rank, const int64_t *shape,
                            int64_t *numel) {
-  int64_t count;
-  if (rank >= 0 && rank <= NDX_MAX_RANK && (shape || rank == 0) &&
-      extents_within_limits(rank, shape, &count)) {
-    *numel = count;
-    return NDX_OK;
+  if (rank >= 0 && rank <= NDX_MAX_RANK && (shape || rank == 0)) {
+    ndx_extent_product e = {1, 0, false};
+    for (int a = 0; a < rank; a++) ndx_extent_add(&e, shape[a]);
+    if (ndx_extents_ok(&e)) {
+      *numel = e.product;
+      return NDX_OK;
+    }
   }
   if (rank < 0) return ndx_set_error(NDX_EINVAL, "%s: %s has negative rank %d", call, what, rank);
   if (rank > NDX_MAX_RANK)
@@ -90,12 +76,39 @@ ndx_status ndx_check_shape(const char *call, const char *what, int rank, const i
   return NDX_OK;
 }
 
-ndx_status ndx_check_layout(const char *call, const char *name, const ndx_layout *l) {
+/* The common case of the layout checks, with no message to build: every
+ * layout argument of every call passes here, so the loops are branch-free
+ * over the axes. It accepts only layouts within the limits that have an
+ * element; a false sends the layout to the exact walk of ndx_layout_flaw,
+ * which also accepts the ones with no element. True iff `l` is within the
+ * limits and has an element, its count then stored in *numel. */
+static bool layout_within_limits(const ndx_layout *l, int64_t *numel) {
+  int rank = l->rank;
+  if (rank < 0 || rank > NDX_MAX_RANK) return false;
+  ndx_extent_product e = {1, 0, false};
+  ndx_span_sum p = ndx_span_start(l->offset);
+  for (int a = 0; a < rank; a++) {
+    ndx_extent_add(&e, l->shape[a]);
+    ndx_span_add(&p, l->shape[a], l->strides[a]);
+  }
+  *numel = e.product;
+  return ndx_extents_ok(&e) && ndx_span_within_limits(&p, l->offset);
+}
+
+ndx_status ndx_check_layout_numel(const char *call, const char *name, const ndx_layout *l,
+                                  int64_t *numel) {
+  if (l && layout_within_limits(l, numel)) return NDX_OK;
   if (!l) return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", call, name);
   char why[NDX_DIMS_BUF + 128];
   if (ndx_layout_flaw(l, why, sizeof why))
     return ndx_set_error(NDX_EINVAL, "%s: %s %s", call, name, why);
+  *numel = ndx_numel(l); /* within the limits, with no element */
   return NDX_OK;
+}
+
+ndx_status ndx_check_layout(const char *call, const char *name, const ndx_layout *l) {
+  int64_t numel;
+  return ndx_check_layout_numel(call, name, l, &numel);
 }
 
 ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k,
@@ -106,56 +119,9 @@ ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k,
   return ndx_check_layout(call, name, l);
 }
 
-/* The common case of the layout checks, with no message to build: every
- * layout argument of every call passes here, so the loops are branch-free
- * over the axes. They accept only layouts within the limits that have an
- * element; a false sends the layout to the exact walk of ndx_layout_flaw,
- * which also accepts the ones with no element. */
-
-/* For extents in [1, 2^53]: true iff every position is in [0, 2^53). With the
- * offset (a position) in [0, 2^53) and each axis's reach (d-1)*s in
- * [-2^53, 2^53), as every reach of a layout within the limits is but
- * 2^53 itself, no sum of the reaches of 32 axes overflows, and lo and last
- * are the exact first and last positions (in uint64, which wraps only where
- * the checks already fail). Each reach + 2^53 is below 2^54 iff their
- * bitwise or is. */
-static bool positions_within_limits(int rank, const int64_t *shape, const int64_t *strides,
-                                    int64_t offset) {
-  const uint64_t max = (uint64_t)NDX_MAX_NUMEL;
-  uint64_t lo = (uint64_t)offset, last = lo, shifted = 0;
-  bool overflow = false;
-  for (int a = 0; a < rank; a++) {
-    int64_t reach;
-    overflow |= __builtin_mul_overflow(shape[a] - 1, strides[a], &reach);
-    shifted |= (uint64_t)reach + max;
-    uint64_t negative = reach < 0 ? (uint64_t)reach : 0;
-    lo += negative;
-    last += (uint64_t)reach - negative;
-  }
-  return !overflow && shifted < 2 * max && offset >= 0 && offset < NDX_MAX_NUMEL &&
-         (int64_t)lo >= 0 && last < max;
-}
-
-static bool layout_within_limits(const ndx_layout *l) {
-  int64_t numel;
-  return l->rank >= 0 && l->rank <= NDX_MAX_RANK &&
-         extents_within_limits(l->rank, l->shape, &numel) &&
-         positions_within_limits(l->rank, l->shape, l->strides, l->offset);
-}
-
-bool ndx_layouts_within_limits(int n, const ndx_layout *in) {
-  if (!layout_within_limits(&in[0])) return false;
-  int rank = in[0].rank;
-  const int64_t *shape = in[0].shape;
-  for (int k = 1; k < n; k++)
-    if (in[k].rank != rank || memcmp(in[k].shape, shape, sizeof *shape * (size_t)rank) != 0 ||
-        !positions_within_limits(rank, shape, in[k].strides, in[k].offset))
-      return false;
-  return true;
-}
-
 bool ndx_layout_flaw(const ndx_layout *l, char *why, size_t size) {
-  if (layout_within_limits(l)) return false;
+  int64_t numel;
+  if (layout_within_limits(l, &numel)) return false;
   int rank = l->rank;
   if (rank < 0 || rank > NDX_MAX_RANK) {
     snprintf(why, size, "has rank %d, not in [0, %d]", rank, NDX_MAX_RANK);

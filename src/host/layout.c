@@ -61,21 +61,22 @@ ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t 
 
 void ndx_write_canonical(ndx_layout *out, int rank, const int64_t *shape, const int64_t *strides,
                          int64_t offset) {
+  /* One pass, in place: callers pass shape and strides that are not `out`'s
+   * own entries, or are its entries at the same index. A layout with no
+   * element is rare; its strides are cleared after the pass. */
   bool empty = false;
-  for (int a = 0; a < rank; a++) empty |= shape[a] == 0;
-  /* Written in place: callers pass shape and strides that are not `out`'s
-   * own entries, or are its entries at the same index. */
+  for (int a = 0; a < rank; a++) {
+    int64_t d = shape[a], s = strides[a];
+    empty |= d == 0;
+    out->shape[a] = d;
+    out->strides[a] = s & -(int64_t)(d > 1); /* no branch on the extent */
+  }
+  if (empty)
+    for (int a = 0; a < rank; a++) out->strides[a] = 0;
   out->rank = rank;
   out->flags = 0;
   out->offset = empty ? 0 : offset;
-  int64_t kept = empty ? 0 : -1; /* a mask: the strides of axes of extent > 1 */
-  for (int a = 0; a < rank; a++) {
-    out->strides[a] = strides[a] & (shape[a] > 1 ? kept : 0);
-    out->shape[a] = shape[a];
-  }
-  size_t tail = sizeof *out->shape * (size_t)(NDX_MAX_RANK - rank);
-  memset(out->shape + rank, 0, tail);
-  memset(out->strides + rank, 0, tail);
+  ndx_clear_tail(out, rank);
 }
 
 ndx_status ndx_make(ndx_layout *out, int rank, const int64_t *shape, const int64_t *strides,

@@ -39,12 +39,11 @@ static bool range_inside(const ndx_range *r, int64_t d) {
 }
 
 static ndx_status check_reshape(const char *call, const ndx_move *m, int rank, const int64_t *shape,
-                                int64_t *out_shape) {
+                                int64_t old_numel, int64_t *out_shape) {
   char from[NDX_DIMS_BUF], to[NDX_DIMS_BUF];
-  int64_t new_numel, old_numel = 1;
+  int64_t new_numel;
   ndx_status st = ndx_check_shape(call, "new shape", m->n, m->shape, &new_numel);
   if (st != NDX_OK) return st;
-  for (int a = 0; a < rank; a++) old_numel *= shape[a]; /* a valid shape's: <= 2^53 */
   if (old_numel != new_numel)
     return ndx_set_error(NDX_EINVAL, "%s: %s has %lld elements, %s has %lld", call,
                          ndx_fmt_dims(from, sizeof from, rank, shape), (long long)old_numel,
@@ -134,15 +133,16 @@ static ndx_status check_window(const char *call, const ndx_move *m, int rank, co
                            "must each be at least 1",
                            call, k, w->axis, (long long)w->size, (long long)w->step,
                            (long long)w->dilation);
-    int64_t d = shape[w->axis];
-    /* dilation*(size-1)+1 <= d, by division */
-    if (d < 1 || (w->size - 1) > (d - 1) / w->dilation)
+    int64_t d = shape[w->axis], reach;
+    /* dilation*(size-1)+1 <= d; a product past int64 is past d too */
+    if (d < 1 || !ndx_mul_ok(w->dilation, w->size - 1, &reach) || reach > d - 1)
       return ndx_set_error(NDX_EINVAL,
                            "%s: window %d on axis %d: size %lld with dilation %lld does "
                            "not fit extent %lld",
                            call, k, w->axis, (long long)w->size, (long long)w->dilation,
                            (long long)d);
-    out_shape[w->axis] = (d - 1 - w->dilation * (w->size - 1)) / w->step + 1;
+    int64_t room = d - 1 - reach; /* the window's starts; a division only for a step above 1 */
+    out_shape[w->axis] = (w->step == 1 ? room : room / w->step) + 1;
     out_shape[rank + k] = w->size;
   }
   *out_rank = rank + m->n;
@@ -150,10 +150,10 @@ static ndx_status check_window(const char *call, const ndx_move *m, int rank, co
   return ndx_check_shape(call, "windowed shape", *out_rank, out_shape, &numel);
 }
 
-/* Checks `m` against a valid shape of `rank` axes, writing the result's
- * rank and shape into the caller's scratch. */
+/* Checks `m` against a valid shape of `rank` axes and `numel` elements,
+ * writing the result's rank and shape into the caller's scratch. */
 static ndx_status move_check(const char *call, const ndx_move *m, int rank, const int64_t *shape,
-                             int *out_rank, int64_t *out_shape) {
+                             int64_t numel, int *out_rank, int64_t *out_shape) {
   if (!m) return ndx_set_error(NDX_EINVAL, "%s: move is NULL", call);
   if (m->n < 0 || (m->n > 0 && !m->shape))
     return ndx_set_error(NDX_EINVAL, "%s: %s move with %d entries%s", call, kind_name(m->kind),
@@ -161,7 +161,7 @@ static ndx_status move_check(const char *call, const ndx_move *m, int rank, cons
   *out_rank = m->n;
   switch (m->kind) {
   case NDX_RESHAPE:
-    return check_reshape(call, m, rank, shape, out_shape);
+    return check_reshape(call, m, rank, shape, numel, out_shape);
   case NDX_BROADCAST:
     return check_broadcast(call, m, rank, shape, out_shape);
   case NDX_PERMUTE:
@@ -182,25 +182,25 @@ ndx_status ndx_move_shape(const ndx_move *m, int rank, const int64_t *shape, int
   int64_t result[NDX_MAX_RANK], numel;
   int r;
   ndx_status st = ndx_check_shape("ndx_move_shape", "shape", rank, shape, &numel);
-  if (st == NDX_OK) st = move_check("ndx_move_shape", m, rank, shape, &r, result);
+  if (st == NDX_OK) st = move_check("ndx_move_shape", m, rank, shape, numel, &r, result);
   if (st != NDX_OK) return st;
   memcpy(out_shape, result, sizeof *result * (size_t)r);
   *out_rank = r;
   return NDX_OK;
 }
 
-/* ndx_apply_as on a layout that passed ndx_check_layout: the wrappers check
- * theirs once, before their own argument checks. */
+/* ndx_apply_as on a layout of `numel` elements that passed ndx_check_layout:
+ * the wrappers check theirs once, before their own argument checks. */
 static ndx_status apply_checked(const char *call, ndx_layout *out, const ndx_move *m,
-                                const ndx_layout *l) {
+                                const ndx_layout *l, int64_t numel) {
   if (!out) return ndx_set_error(NDX_EINVAL, "%s: out is NULL", call);
   int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK], offset = l->offset;
   int rank;
-  ndx_status st = move_check(call, m, l->rank, l->shape, &rank, shape);
+  ndx_status st = move_check(call, m, l->rank, l->shape, numel, &rank, shape);
   if (st != NDX_OK) return st;
   switch (m->kind) {
   case NDX_RESHAPE:
-    if (!ndx_reshape_strides(l, rank, shape, strides)) {
+    if (!ndx_reshape_strides(l, numel, rank, shape, strides)) {
       char from[NDX_DIMS_BUF], by[NDX_DIMS_BUF], to[NDX_DIMS_BUF];
       return ndx_set_error(NDX_ENOVIEW, "%s: no strides express %s with strides %s as %s", call,
                            ndx_fmt_dims(from, sizeof from, l->rank, l->shape),
@@ -241,8 +241,9 @@ static ndx_status apply_checked(const char *call, ndx_layout *out, const ndx_mov
 }
 
 ndx_status ndx_apply_as(const char *call, ndx_layout *out, const ndx_move *m, const ndx_layout *l) {
-  ndx_status st = ndx_check_layout(call, "layout", l);
-  return st != NDX_OK ? st : apply_checked(call, out, m, l);
+  int64_t numel;
+  ndx_status st = ndx_check_layout_numel(call, "layout", l, &numel);
+  return st != NDX_OK ? st : apply_checked(call, out, m, l, numel);
 }
 
 ndx_status ndx_apply(ndx_layout *out, const ndx_move *m, const ndx_layout *l) {
@@ -262,19 +263,21 @@ ndx_status ndx_broadcast(ndx_layout *out, const ndx_layout *l, int rank, const i
 }
 
 ndx_status ndx_permute(ndx_layout *out, const ndx_layout *l, const int32_t *perm) {
-  ndx_status st = ndx_check_layout("ndx_permute", "layout", l);
+  int64_t numel;
+  ndx_status st = ndx_check_layout_numel("ndx_permute", "layout", l, &numel);
   if (st != NDX_OK) return st;
   if (!perm && l->rank > 0) return ndx_set_error(NDX_EINVAL, "ndx_permute: perm is NULL");
   ndx_move m = {.kind = NDX_PERMUTE, .n = l->rank, .perm = perm};
-  return apply_checked("ndx_permute", out, &m, l);
+  return apply_checked("ndx_permute", out, &m, l, numel);
 }
 
 ndx_status ndx_slice(ndx_layout *out, const ndx_layout *l, const ndx_range *ranges) {
-  ndx_status st = ndx_check_layout("ndx_slice", "layout", l);
+  int64_t numel;
+  ndx_status st = ndx_check_layout_numel("ndx_slice", "layout", l, &numel);
   if (st != NDX_OK) return st;
   if (!ranges && l->rank > 0) return ndx_set_error(NDX_EINVAL, "ndx_slice: ranges is NULL");
   ndx_move m = {.kind = NDX_SLICE, .n = l->rank, .ranges = ranges};
-  return apply_checked("ndx_slice", out, &m, l);
+  return apply_checked("ndx_slice", out, &m, l, numel);
 }
 
 ndx_status ndx_unfold(ndx_layout *out, const ndx_layout *l, int n, const ndx_window *w) {

@@ -2,6 +2,8 @@
 #ifndef NDX_INTERNAL_H
 #define NDX_INTERNAL_H
 
+#include <string.h>
+
 #include "ndx/ndx_layout.h"
 
 /* Writes v in decimal ("-12") to `out`, which has room for NDX_INT_CHARS, without a NUL; returns
@@ -47,6 +49,59 @@ static inline size_t ndx_round_up(size_t n, size_t m) {
   return (n + m - 1) / m * m;
 }
 
+/* The product of extents, taken axis by axis with no branch: the common case of ndx_check_shape
+ * and of the layout checks. Each d - 1 is below 2^53 iff their bitwise or is (2^53 a power of
+ * 2). Start from {1, 0, false}. */
+typedef struct ndx_extent_product {
+  int64_t product;
+  uint64_t steps;
+  bool overflow;
+} ndx_extent_product;
+
+static inline void ndx_extent_add(ndx_extent_product *e, int64_t d) {
+  e->steps |= (uint64_t)d - 1;
+  e->overflow |= __builtin_mul_overflow(e->product, d, &e->product);
+}
+
+/* True iff every extent added is in [1, 2^53] and they multiply to at most 2^53. */
+static inline bool ndx_extents_ok(const ndx_extent_product *e) {
+  return e->steps < (uint64_t)NDX_MAX_NUMEL && !e->overflow && e->product <= NDX_MAX_NUMEL;
+}
+
+/* The positions of a layout whose extents are in [1, 2^53], summed axis by axis: the common case
+ * of the layout checks, with no branch. With the offset (a position) in [0, 2^53) and each axis's
+ * reach (d-1)*s in [-2^53, 2^53), as every reach of a layout within the limits is but 2^53
+ * itself, no sum of the reaches of 32 axes overflows, and lo and last are the exact first and last
+ * positions (in uint64, which wraps only where the checks already fail). Each reach + 2^53 is
+ * below 2^54 iff their bitwise or is. */
+typedef struct ndx_span_sum {
+  uint64_t lo, last, shifted;
+  bool overflow;
+} ndx_span_sum;
+
+static inline ndx_span_sum ndx_span_start(int64_t offset) {
+  return (ndx_span_sum){(uint64_t)offset, (uint64_t)offset, 0, false};
+}
+
+/* Adds an axis of extent d and stride s; returns its reach (d-1)*s, wrapped where it overflows
+ * (then ndx_span_within_limits is false). */
+static inline int64_t ndx_span_add(ndx_span_sum *p, int64_t d, int64_t s) {
+  int64_t reach;
+  p->overflow |= __builtin_mul_overflow(d - 1, s, &reach);
+  p->shifted |= (uint64_t)reach + (uint64_t)NDX_MAX_NUMEL;
+  uint64_t negative = reach < 0 ? (uint64_t)reach : 0;
+  p->lo += negative;
+  p->last += (uint64_t)reach - negative;
+  return reach;
+}
+
+/* True iff every position of the axes added from `offset` is in [0, 2^53). */
+static inline bool ndx_span_within_limits(const ndx_span_sum *p, int64_t offset) {
+  const uint64_t max = (uint64_t)NDX_MAX_NUMEL;
+  return !p->overflow && p->shifted < 2 * max && offset >= 0 && offset < NDX_MAX_NUMEL &&
+         (int64_t)p->lo >= 0 && p->last < max;
+}
+
 /* Checks a shape (named `what` in messages: "shape", "new shape") for `call`: `shape` non-NULL when
  * rank > 0, 0 <= rank <= NDX_MAX_RANK, no negative extent, the non-zero extents multiplying to at
  * most NDX_MAX_NUMEL. Stores the element count in *numel when it returns OK. */
@@ -58,15 +113,14 @@ ndx_status ndx_check_shape(const char *call, const char *what, int rank, const i
  * overflows on a layout written by hand. */
 ndx_status ndx_check_layout(const char *call, const char *name, const ndx_layout *l);
 
+/* ndx_check_layout that also stores the layout's element count in *numel when it returns OK: what
+ * a call that goes on to read the count takes, so that the extents are multiplied once. */
+ndx_status ndx_check_layout_numel(const char *call, const char *name, const ndx_layout *l,
+                                  int64_t *numel);
+
 /* ndx_check_layout for entry k of an array argument, named by `name_fmt` with k (e.g.
  * "in[%d]"); the name is formatted only on failure, so the check stays O(rank). */
 ndx_status ndx_check_layout_nth(const char *call, const char *name_fmt, int k, const ndx_layout *l);
-
-/* True iff the `n` layouts of `in` (n >= 1) are within the limits, each has an element, and all
- * have in[0]'s shape: the common case of ndx_check_layout on each and ndx_check_same_shape, in
- * one pass that checks the shape once. False says nothing: those checks then name the flaw, or
- * accept the layouts. O(n * rank), no message written. */
-bool ndx_layouts_within_limits(int n, const ndx_layout *in);
 
 /* True iff `bits` is 1, 2, 4, 8, 16, 32, 64 or 128: the element widths ndx packs and copies. */
 bool ndx_bits_ok(int bits);
@@ -103,12 +157,20 @@ ndx_status ndx_build(const char *call, ndx_layout *out, int rank, const int64_t 
 void ndx_write_canonical(ndx_layout *out, int rank, const int64_t *shape, const int64_t *strides,
                          int64_t offset);
 
+/* Sets the shape and stride entries of `out` past `rank` to 0, as the canonical form has them. */
+static inline void ndx_clear_tail(ndx_layout *out, int rank) {
+  size_t tail = sizeof *out->shape * (size_t)(NDX_MAX_RANK - rank);
+  memset(out->shape + rank, 0, tail);
+  memset(out->strides + rank, 0, tail);
+}
+
 /* ndx_apply, reporting failures as `call` (the wrappers name themselves). */
 ndx_status ndx_apply_as(const char *call, ndx_layout *out, const ndx_move *m, const ndx_layout *l);
 
-/* The reshape move's strides: fills new_strides for `l` viewed as `shape`
- * (same element count, already checked) and returns true, or returns false
- * when no strides express it. */
-bool ndx_reshape_strides(const ndx_layout *l, int rank, const int64_t *shape, int64_t *new_strides);
+/* The reshape move's strides: fills new_strides for `l`, a checked layout of `numel` elements,
+ * viewed as `shape` (the same count, already checked) and returns true, or returns false when no
+ * strides express it. O(rank + l->rank). */
+bool ndx_reshape_strides(const ndx_layout *l, int64_t numel, int rank, const int64_t *shape,
+                         int64_t *new_strides);
 
 #endif /* NDX_INTERNAL_H */

@@ -16,31 +16,43 @@ static bool mergeable(const int64_t *shape, int n, const int64_t *const *strides
 
 int ndx_coalesce_axes(int rank, const int64_t *shape, int n, const int64_t *const *strides,
                       int64_t *extent, int *from) {
-  if (ndx_at_most_one_element(rank, shape)) { /* [1] or [0], stride 0 */
-    int64_t numel = 1;
-    for (int a = 0; a < rank; a++) numel *= shape[a];
-    extent[0] = numel;
+  uint32_t merges = 0;
+  for (int a = rank - 1, inner = -1; a >= 0; a--) {
+    if (shape[a] == 1) continue;
+    if (inner >= 0 && mergeable(shape, n, strides, a, inner)) merges |= UINT32_C(1) << a;
+    inner = a;
+  }
+  return ndx_merge_plan(rank, shape, merges, extent, from);
+}
+
+int ndx_merge_plan(int rank, const int64_t *shape, uint32_t merges, int64_t *extent, int *from) {
+  /* From the outer axes inward: an axis of extent > 1 joins the result axis
+   * of the one before it when that one steps over it, and becomes its
+   * innermost (from); the extent being built is kept aside until an axis that
+   * does not join closes it. */
+  int r = 0, outer = -1;
+  int64_t run = 1;
+  bool empty = false;
+  for (int a = 0; a < rank; a++) {
+    int64_t d = shape[a];
+    empty |= d == 0;
+    if (d == 1) continue;
+    if (outer >= 0 && (merges >> outer & 1)) {
+      run *= d;
+    } else {
+      if (r > 0) extent[r - 1] = run;
+      r++;
+      run = d;
+    }
+    from[r - 1] = a;
+    outer = a;
+  }
+  if (empty || r == 0) { /* at most one element: [0] or [1], stride 0 */
+    extent[0] = empty ? 0 : 1;
     from[0] = -1;
     return 1;
   }
-  /* From the inner axes outward, into the ends of the arrays; then moved to
-   * their fronts. */
-  int r = 0, outer_of_last = -1;
-  for (int a = rank - 1; a >= 0; a--) {
-    if (shape[a] == 1) continue;
-    if (r > 0 && mergeable(shape, n, strides, a, outer_of_last)) {
-      extent[rank - r] *= shape[a];
-    } else {
-      r++;
-      extent[rank - r] = shape[a];
-      from[rank - r] = a;
-    }
-    outer_of_last = a;
-  }
-  for (int x = 0; x < r; x++) {
-    extent[x] = extent[rank - r + x];
-    from[x] = from[rank - r + x];
-  }
+  extent[r - 1] = run;
   return r;
 }
 

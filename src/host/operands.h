@@ -32,6 +32,11 @@ typedef struct ndx_operands {
 int ndx_coalesce_axes(int rank, const int64_t *shape, int n, const int64_t *const *strides,
                       int64_t *extent, int *from);
 
+/* ndx_coalesce_axes's plan from the merges already found: bit a of `merges` says that axis a
+ * (of extent > 1) steps over all of the next axis of extent > 1 inside it in every operand; the
+ * bit of the innermost such axis is not read. Same result, O(rank). */
+int ndx_merge_plan(int rank, const int64_t *shape, uint32_t merges, int64_t *extent, int *from);
+
 /* Loads the `n` layouts `in` (n <= NDX_PACK_MAX_OPS, each passing
  * ndx_check_layout, all of one shape) into `o`, coalesced. Writes every
  * field a pack reads. O(n * rank). */

@@ -7,7 +7,8 @@
  * group steps through its old axes at once, so the group's old axes must form
  * one run (stride[a] == stride[a+1] * d[a+1]); then the new strides are the
  * group's innermost old stride multiplied outward. A layout with at most one
- * element is every shape, with strides 0. */
+ * element is every shape, with strides 0; one whose axes are all one run is
+ * one group, found in a single pass before the walk. */
 #include "ndx_internal.h"
 
 /* The next axis at or after *a whose extent is not 1; moves *a past it. */
@@ -16,10 +17,25 @@ static int next_axis(const int64_t *shape, int *a) {
   return (*a)++;
 }
 
-bool ndx_reshape_strides(const ndx_layout *l, int rank, const int64_t *shape,
-                         int64_t *new_strides) {
-  for (int k = 0; k < rank; k++) new_strides[k] = 0;
-  if (ndx_at_most_one_element(l->rank, l->shape)) return true;
+/* True iff the axes of `l` (at least two elements) of extent above 1 form one run of step
+ * *step: each stride is *step times the extents inside it, as in a C-order layout (step 1) or a
+ * strided slice of its innermost axis. Every shape of its count is then a view. Branch-free over
+ * the axes; a product past int64 is no run. */
+static bool one_run(const ndx_layout *l, int64_t *step) {
+  int a = l->rank - 1;
+  while (l->shape[a] == 1) a--;
+  int64_t s = l->strides[a], reach = s;
+  bool run = true;
+  for (; a >= 0; a--) {
+    run &= l->shape[a] == 1 || l->strides[a] == reach;
+    run &= !__builtin_mul_overflow(reach, l->shape[a], &reach);
+  }
+  *step = s;
+  return run;
+}
+
+/* The group walk above, for `l` with at least two elements. */
+static bool walk_groups(const ndx_layout *l, int rank, const int64_t *shape, int64_t *new_strides) {
   int old_end = l->rank, new_end = rank;
   while (old_end > 0 && l->shape[old_end - 1] == 1) old_end--;
   while (new_end > 0 && shape[new_end - 1] == 1) new_end--;
@@ -48,4 +64,21 @@ bool ndx_reshape_strides(const ndx_layout *l, int rank, const int64_t *shape,
     }
   }
   return true;
+}
+
+bool ndx_reshape_strides(const ndx_layout *l, int64_t numel, int rank, const int64_t *shape,
+                         int64_t *new_strides) {
+  int64_t step;
+  if (numel > 1 && one_run(l, &step)) {
+    /* One group: the new strides are the step times the C-order strides of
+     * `shape`. Each is at most the reach of the old outermost axis, and the
+     * last product at most twice that. */
+    for (int k = rank - 1; k >= 0; k--) {
+      new_strides[k] = shape[k] > 1 ? step : 0;
+      step *= shape[k];
+    }
+    return true;
+  }
+  for (int k = 0; k < rank; k++) new_strides[k] = 0;
+  return numel <= 1 || walk_groups(l, rank, shape, new_strides);
 }
