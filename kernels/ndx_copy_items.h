@@ -37,16 +37,15 @@
 #ifndef NDX_COPY_ITEMS_H
 #define NDX_COPY_ITEMS_H
 
-/* A hint that the `bytes` bytes from `p` (global memory) are read (rw 0)
- * or written (rw 1) soon: on an x86 CPU device (PoCL, where OpenCL's
- * prefetch does nothing) a prefetch of each of their first 16 cache lines;
- * nothing elsewhere. */
+/* A hint that the `bytes` bytes from `p` (global memory) are read soon: on
+ * an x86 CPU device (PoCL, where OpenCL's prefetch does nothing) a
+ * prefetch of each of their first 16 cache lines; nothing elsewhere. */
 #if defined(NDX_OPENCL_C) && defined(__x86_64__)
-#define NDX_PREFETCH(p, bytes, rw)                                                                 \
+#define NDX_PREFETCH(p, bytes)                                                                     \
   for (ndx_i64 o_ = 0; o_ < ndx_min64((bytes), 1024); o_ += 64)                                    \
-  __builtin_prefetch((NDX_GLOBAL const ndx_u8 *)(p) + o_, (rw))
+  __builtin_prefetch((NDX_GLOBAL const ndx_u8 *)(p) + o_)
 #else
-#define NDX_PREFETCH(p, bytes, rw) ((void)(p), (void)(bytes), (void)(rw))
+#define NDX_PREFETCH(p, bytes) ((void)(p), (void)(bytes))
 #endif
 
 /* A body called with constant widths, several times a kernel: inlined, so

@@ -162,21 +162,20 @@ NDX_ITEM_FN void ndx_index_check_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   }
 }
 
-/* Where a row takes one index value: the prefetch of the next row (the
- * walk is at its start, `n` elements left), issued before the current
- * row's copy so that the random row's first lines are on their way: its
- * source when the source moves with the value (step1), its destination
- * when that does (step0). */
-NDX_ITEM_FN void ndx_index_prefetch_row_wN(const ndx_walk_wN *w, NDX_GLOBAL ndx_u8 *dst,
-                                           NDX_GLOBAL const ndx_u8 *src,
+/* Where a row takes one index value and the source moves with it (a
+ * gather, step1 not 0): the prefetch of the next row's source (the walk is
+ * at its start, `n` elements left), issued before the current row's copy so
+ * that the random row's first lines are on their way. (A scatter's rows,
+ * prefetched for writing, measured no faster.) */
+NDX_ITEM_FN void ndx_index_prefetch_row_wN(const ndx_walk_wN *w, NDX_GLOBAL const ndx_u8 *src,
                                            NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
                                            int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,
-                                           ndx_i64 step0, ndx_i64 step1, ndx_i64 n) {
+                                           ndx_i64 step1, ndx_i64 n) {
+  if (step1 == 0) return;
   ndx_i64 k = ndx_index_value(ndx_load_index(index, w->pos[2], index_bits) - bias, d, wrap);
-  if (k < 0) return;
-  ndx_i64 bytes = (ndx_min64(w->ext, n) * bits + 7) >> 3;
-  if (step1 != 0) NDX_PREFETCH(src + (((w->pos[1] + k * step1) * bits) >> 3), bytes, 0);
-  if (step0 != 0) NDX_PREFETCH(dst + (((w->pos[0] + k * step0) * bits) >> 3), bytes, 1);
+  if (k >= 0)
+    NDX_PREFETCH(src + (((w->pos[1] + k * step1) * bits) >> 3),
+                 (ndx_min64(w->ext, n) * bits + 7) >> 3);
 }
 
 /* One run of a copy pass, an index value per element: element t of the
@@ -217,8 +216,7 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
       n -= run;
       if (n > 0) {
         ndx_walk_next_row_wN(p, &w, j);
-        ndx_index_prefetch_row_wN(&w, dst, src, index, bits, index_bits, d, wrap, bias, step0,
-                                  step1, n);
+        ndx_index_prefetch_row_wN(&w, src, index, bits, index_bits, d, wrap, bias, step1, n);
       }
       ndx_i64 k = ndx_index_value(ndx_load_index(index, p2, index_bits) - bias, d, wrap);
       if (k >= 0)
@@ -285,8 +283,7 @@ NDX_ITEM_FN void ndx_index_bytes_item_wN(NDX_CONSTANT const ndx_pack_head *p,
     if (n > 0) {
       ndx_walk_next_row_wN(p, &w, j);
       if (si == 0)
-        ndx_index_prefetch_row_wN(&w, dst, src, index, bits, index_bits, d, wrap, bias, 0, step1,
-                                  n);
+        ndx_index_prefetch_row_wN(&w, src, index, bits, index_bits, d, wrap, bias, step1, n);
     }
     if (si != 0) {
       for (NDX_WORD t = 0; t < run; t++) {
