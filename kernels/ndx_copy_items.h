@@ -84,14 +84,27 @@ NDX_FN void ndx_tile_shape(ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 *ti, ndx_i6
   }
 }
 
-/* The number of tiles of a tile copy of `numel` elements whose last two
- * axes have extents di and dj: batches * tile rows * tile columns; 0 when
- * numel is 0. */
-NDX_FN ndx_i64 ndx_tile_count(ndx_i64 numel, ndx_i64 di, ndx_i64 dj, int bits) {
+/* The work-items of a tile copy of `numel` elements whose last two axes
+ * have extents di and dj, each item copying one tile position in `batches`
+ * (>= 1) consecutive batches: tile rows * tile columns * groups of
+ * batches; 0 when numel is 0. */
+NDX_FN ndx_i64 ndx_tile_count(ndx_i64 numel, ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 batches) {
   if (numel == 0) return 0;
   ndx_i64 th, tw;
   ndx_tile_shape(di, dj, bits, &th, &tw);
-  return numel / (di * dj) * ((di + th - 1) / th) * ((dj + tw - 1) / tw);
+  ndx_i64 nb = numel / (di * dj);
+  return (nb + batches - 1) / batches * ((di + th - 1) / th) * ((dj + tw - 1) / tw);
+}
+
+/* Batches a tile work-item copies so that it moves about `elems` elements:
+ * small tiles (a rank-8 permutation of extents 8 has 8 x 8 tiles) share one
+ * item's start, the magic divisions of ndx_odo_start, among many batches,
+ * which it then steps by adding strides. 1 for tiles of `elems` or more. */
+NDX_FN ndx_i64 ndx_tile_batches(ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 elems) {
+  ndx_i64 th, tw;
+  ndx_tile_shape(di, dj, bits, &th, &tw);
+  ndx_i64 area = ndx_min64(di, th) * ndx_min64(dj, tw);
+  return area >= elems ? 1 : elems / area;
 }
 
 /* The destination bytes [*first, *end) that positions [lo, hi) (lo < hi)
@@ -498,8 +511,8 @@ NDX_FN int ndx_copy_thin_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd, ND
 #undef NDX_THIN_LOOPS
 
 /* Copies one tile of a pack of rank >= 2: rows ti*th.. of axis
- * rank-2, columns tj*tw.. of axis rank-1 (th x tw the tile shape), at C-order
- * index `batch` of the axes before them. A transpose pack puts the
+ * rank-2, columns tj*tw.. of axis rank-1 (th x tw the tile shape), of the
+ * batch whose element (0, 0) is at positions bd and bs. A transpose pack puts the
  * destination's unit-stride axis last and the source's second-to-last, so
  * the tile is read down its columns and written along its rows; where those
  * strides are exactly 1 it goes in ndx_copy_block's blocks, the rest (edges,
@@ -507,8 +520,8 @@ NDX_FN int ndx_copy_thin_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd, ND
  * the tile's elements). */
 NDX_FN void ndx_copy_tile_wN(NDX_CONSTANT const ndx_pack_head *p,
                              NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
-                             NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, NDX_WORD batch,
-                             NDX_WORD ti, NDX_WORD tj) {
+                             NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, NDX_WORD bd,
+                             NDX_WORD bs, NDX_WORD ti, NDX_WORD tj) {
   int r = (int)p->rank;
   NDX_WORD di = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
   ndx_i64 th, tw;
@@ -518,8 +531,7 @@ NDX_FN void ndx_copy_tile_wN(NDX_CONSTANT const ndx_pack_head *p,
   NDX_WORD ni = (NDX_WORD)ndx_min64(di - i0, th), nj = (NDX_WORD)ndx_min64(dj - j0, tw);
   NDX_WORD sdi = ndx_stride_wN(p, 0, r - 2), sdj = ndx_stride_wN(p, 0, r - 1);
   NDX_WORD ssi = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
-  NDX_WORD pd = ndx_position_lead_wN(p, 0, batch, r - 2) + i0 * sdi + j0 * sdj;
-  NDX_WORD ps = ndx_position_lead_wN(p, 1, batch, r - 2) + i0 * ssi + j0 * ssj;
+  NDX_WORD pd = bd + i0 * sdi + j0 * sdj, ps = bs + i0 * ssi + j0 * ssj;
   if (bits < 8) {
     ndx_copy_tile_bits_wN(dst, pd, sdi, src, ps, ssi, ssj, ni, nj, bits);
     return;
@@ -542,23 +554,31 @@ NDX_FN void ndx_copy_tile_wN(NDX_CONSTANT const ndx_pack_head *p,
       ndx_copy_elem(dst, pd + i * sdi + j * sdj, src, ps + i * ssi + j * ssj, bits);
 }
 
-/* Work-item `item` of a tile copy: tile rows vary fastest, then tile
- * columns, then batches, so that the items of a work-group read the source
- * along its unit axis, tile after tile (faster on PoCL than the other way).
- * Items past the last tile do nothing. */
+/* Work-item `item` of a tile copy: one tile position in `batches` (>= 1,
+ * ndx_tile_batches) consecutive batches, stepped by the odometer from one
+ * start. Tile rows vary fastest, then tile columns, then groups of batches,
+ * so that the items of a work-group read the source along its unit axis,
+ * tile after tile (faster on PoCL than the other way). Items past the last
+ * tile do nothing. */
 NDX_FN void ndx_copy_tile_item_wN(NDX_CONSTANT const ndx_pack_head *p,
                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
-                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits,
-                                  ndx_i64 item) {
+                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, ndx_i64 item,
+                                  ndx_i64 batches) {
   if (p->numel == 0) return;
   int r = (int)p->rank;
   ndx_i64 di = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1), th, tw;
   ndx_tile_shape(di, dj, (int)p->bits, &th, &tw);
   ndx_i64 tj = (dj + tw - 1) / tw, ti = (di + th - 1) / th;
-  ndx_i64 col = item / ti, batch = col / tj;
-  if (batch >= p->numel / (di * dj)) return;
-  ndx_copy_tile_wN(p, dst, src, bits, (NDX_WORD)batch, (NDX_WORD)(item - col * ti),
-                   (NDX_WORD)(col - batch * tj));
+  ndx_i64 col = item / ti, group = col / tj, b0 = group * batches, nb = p->numel / (di * dj);
+  if (b0 >= nb) return;
+  ndx_i64 n = ndx_min64(nb - b0, batches);
+  ndx_odo_wN o;
+  ndx_odo_start_wN(p, &o, (NDX_WORD)(b0 * di * dj));
+  for (ndx_i64 b = 0; b < n; b++) {
+    ndx_copy_tile_wN(p, dst, src, bits, o.pos[0], o.pos[1], (NDX_WORD)(item - col * ti),
+                     (NDX_WORD)(col - group * tj));
+    ndx_odo_carry_wN(p, &o, r - 3); /* the next batch: axes r-2 and r-1 stay at 0 */
+  }
 }
 
 /* Copies into the destination bytes [b0, b1) for a sub-byte width (1, 2, 4):
