@@ -320,7 +320,7 @@ Test(cl, transposes_take_the_transpose_path) {
 }
 
 /* Transposes big enough for whole register blocks (2L x L elements, L = 16,
- * 16, 8, 4 for 8, 16, 32, 64 bits) and several tiles, with edge blocks and
+ * 8, 8, 4 for 8, 16, 32, 64 bits) and several tiles, with edge blocks and
  * edge tiles, an odd number of L-row bands (the last one an L x L block),
  * thin matrices (2, 3 or 4 rows or columns: the interleaving loops; 5:
  * blocks and edges), a batch and a source that starts mid-row. */
