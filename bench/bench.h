@@ -13,6 +13,7 @@ typedef struct bench_opts {
   int reps;         /* timed repetitions whose median is reported */
   double min_rep_s; /* each repetition runs at least this long */
   const char *out;  /* --out DIR: where sections write their files ("." by default) */
+  const char *only; /* --cases TEXT: only the cases whose name holds TEXT (NULL: all) */
 } bench_opts;
 
 /* A monotonic clock in nanoseconds (CLOCK_MONOTONIC). */

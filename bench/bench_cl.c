@@ -23,6 +23,9 @@
  * (every element of small copies, a random sample of large ones) before it
  * is timed; a wrong result prints WRONG and no figure.
  *
+ * With --cases TEXT only the copy cases whose name contains TEXT run (no
+ * gathers, scatters or per-call costs).
+ *
  * Output: a table on stdout, bench-cl.csv (the cases) and bench-cl-small.csv
  * (per-call costs) in the folder named by NDX_BENCH_OUT (default: the current
  * folder), and bench-cl.png, the chart bench/chart.py draws from the CSV with
@@ -141,11 +144,12 @@ int bench_cl(const bench_opts *opts) {
 
   char csvp[4096];
   report_open(&e, csvp, sizeof csvp);
-  for (int i = 0; i < ncases; i++) run_case(&e, &cases[i]);
-  run_index_cases(&e);
+  for (int i = 0; i < ncases; i++)
+    if (!opts->only || strstr(cases[i].name, opts->only)) run_case(&e, &cases[i]);
+  if (!opts->only) run_index_cases(&e);
   if (e.csv) fclose(e.csv);
 
-  run_small(&e);
+  if (!opts->only) run_small(&e);
   env_close(&e);
   print_load("at end");
 

@@ -29,16 +29,19 @@ static const section sections[] = {
 static void usage(FILE *f) {
   fprintf(
       f,
-      "usage: ndx-bench [SECTION...] [--quick] [--reps N] [--out DIR]\n\nsections (all when none "
+      "usage: ndx-bench [SECTION...] [--quick] [--reps N] [--out DIR] [--cases TEXT]\n\nsections "
+      "(all when none "
       "is named):\n");
   for (int i = 0; i < NSECTIONS; i++) fprintf(f, "  %-8s %s\n", sections[i].flag, sections[i].what);
   fprintf(f, "\n  --quick  3 short repetitions: a smoke run, not a measurement\n"
              "  --reps N timed repetitions (median reported; default 15)\n"
-             "  --out DIR where sections write their files (CSV, PNG; default .)\n");
+             "  --out DIR where sections write their files (CSV, PNG; default .)\n"
+             "  --cases TEXT  --cl: only the copy cases whose name contains TEXT (no gathers,\n"
+             "           scatters or per-call costs)\n");
 }
 
 int main(int argc, char **argv) {
-  bench_opts opts = {.quick = false, .reps = 15, .min_rep_s = 0.02, .out = "."};
+  bench_opts opts = {.quick = false, .reps = 15, .min_rep_s = 0.02, .out = ".", .only = NULL};
   bool want[NSECTIONS] = {false};
   bool any = false;
   int reps = 0;
@@ -61,6 +64,12 @@ int main(int argc, char **argv) {
         return 2;
       }
       opts.out = argv[++i];
+    } else if (strcmp(a, "--cases") == 0) {
+      if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+        fprintf(stderr, "ndx-bench: --cases needs a text to look for in case names\n");
+        return 2;
+      }
+      opts.only = argv[++i];
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       usage(stdout);
       return 0;

@@ -12,8 +12,9 @@
  *   ndx_rows_B       C-order elements [i*chunk, (i+1)*chunk), innermost
  *                    strides 1 on both sides (B = 8 .. 128)
  *   ndx_gather_B     the same with any strides
- *   ndx_transpose_B  one tile of ndx_tile_shape (B = 1 .. 128; for B < 8
- *                    only where the tiles own their destination bytes, ndx_copy_tiles_own_bytes)
+ *   ndx_transpose_B  one tile of ndx_tile_shape in `chunk` consecutive batches
+ *                    (B = 1 .. 128; for B < 8 only where the tiles own their
+ *                    destination bytes, ndx_copy_tiles_own_bytes)
  *   ndx_bytes_B      destination bytes [first + i*chunk, ...) for B = 1, 2, 4
  *   ndx_positions    operand 0 and 1 positions of every index (for tests)
  *
@@ -98,27 +99,28 @@ NDX_FN int ndx_check_bytes(NDX_PACK_ARG, int bits, long item, long chunk, ulong 
                         dst_size, src_size, item, status);
 }
 
-/* Every element of ndx_copy_tile_item's tile. */
+/* Every element of ndx_copy_tile_item's tiles (`chunk` batches of one
+ * tile position). */
 NDX_FN int ndx_check_tile(NDX_PACK_ARG, int bits, long item, long chunk, ulong dst_size,
                           ulong src_size, __global uint *status) {
-  (void)chunk;
   if (p->numel == 0) return 0;
   int r = (int)p->rank;
   long di = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1), th, tw;
   ndx_tile_shape(di, dj, (int)p->bits, &th, &tw);
   long tj = (dj + tw - 1) / tw, ti = (di + th - 1) / th;
-  long col = item / ti, batch = col / tj;
-  if (batch >= p->numel / (di * dj)) return 0;
-  long i0 = (item - col * ti) * th, j0 = (col - batch * tj) * tw;
-  long pd = ndx_position_lead_wN(p, 0, (NDX_WORD)batch, r - 2);
-  long ps = ndx_position_lead_wN(p, 1, (NDX_WORD)batch, r - 2);
+  long col = item / ti, group = col / tj, nb = p->numel / (di * dj);
+  long i0 = (item - col * ti) * th, j0 = (col - group * tj) * tw;
   long sdi = ndx_stride_wN(p, 0, r - 2), sdj = ndx_stride_wN(p, 0, r - 1);
   long ssi = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
-  for (long i = i0; i < ndx_min64(di, i0 + th); i++)
-    for (long j = j0; j < ndx_min64(dj, j0 + tw); j++)
-      if (ndx_check_elem(0, pd + i * sdi + j * sdj, bits, dst_size, item, status) ||
-          ndx_check_elem(1, ps + i * ssi + j * ssj, bits, src_size, item, status))
-        return 1;
+  for (long b = group * chunk; b < ndx_min64(nb, (group + 1) * chunk); b++) {
+    long pd = ndx_position_lead_wN(p, 0, (NDX_WORD)b, r - 2);
+    long ps = ndx_position_lead_wN(p, 1, (NDX_WORD)b, r - 2);
+    for (long i = i0; i < ndx_min64(di, i0 + th); i++)
+      for (long j = j0; j < ndx_min64(dj, j0 + tw); j++)
+        if (ndx_check_elem(0, pd + i * sdi + j * sdj, bits, dst_size, item, status) ||
+            ndx_check_elem(1, ps + i * ssi + j * ssj, bits, src_size, item, status))
+          return 1;
+  }
   return 0;
 }
 #else
@@ -137,8 +139,7 @@ NDX_FN int ndx_check_tile(NDX_PACK_ARG, int bits, long item, long chunk, ulong d
   }                                                                                                \
   __kernel void ndx_transpose_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {      \
     NDX_CHECK(tile, B, chunk)                                                                      \
-    (void)chunk;                                                                                   \
-    ndx_copy_tile_item_wN(p, dst, src, B, (long)get_global_id(0));                                 \
+    ndx_copy_tile_item_wN(p, dst, src, B, (long)get_global_id(0), chunk);                          \
   }
 
 #define NDX_SUB_BYTE_KERNELS(B)                                                                    \
@@ -148,8 +149,7 @@ NDX_FN int ndx_check_tile(NDX_PACK_ARG, int bits, long item, long chunk, ulong d
   }                                                                                                \
   __kernel void ndx_transpose_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {      \
     NDX_CHECK(tile, B, chunk)                                                                      \
-    (void)chunk;                                                                                   \
-    ndx_copy_tile_item_wN(p, dst, src, B, (long)get_global_id(0));                                 \
+    ndx_copy_tile_item_wN(p, dst, src, B, (long)get_global_id(0), chunk);                          \
   }
 
 NDX_WHOLE_BYTE_KERNELS(8)

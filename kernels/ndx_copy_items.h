@@ -104,14 +104,27 @@ NDX_FN void ndx_tile_shape(ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 *ti, ndx_i6
   }
 }
 
-/* The number of tiles of a tile copy of `numel` elements whose last two
- * axes have extents di and dj: batches * tile rows * tile columns; 0 when
- * numel is 0. */
-NDX_FN ndx_i64 ndx_tile_count(ndx_i64 numel, ndx_i64 di, ndx_i64 dj, int bits) {
+/* The work-items of a tile copy of `numel` elements whose last two axes
+ * have extents di and dj, each item copying one tile position in `batches`
+ * (>= 1) consecutive batches: tile rows * tile columns * groups of
+ * batches; 0 when numel is 0. */
+NDX_FN ndx_i64 ndx_tile_count(ndx_i64 numel, ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 batches) {
   if (numel == 0) return 0;
   ndx_i64 th, tw;
   ndx_tile_shape(di, dj, bits, &th, &tw);
-  return numel / (di * dj) * ((di + th - 1) / th) * ((dj + tw - 1) / tw);
+  ndx_i64 nb = numel / (di * dj);
+  return (nb + batches - 1) / batches * ((di + th - 1) / th) * ((dj + tw - 1) / tw);
+}
+
+/* Batches a tile work-item copies so that it moves about `elems` elements:
+ * small tiles (a rank-8 permutation of extents 8 has 8 x 8 tiles) share one
+ * item's start, the magic divisions of ndx_odo_start, among many batches,
+ * which it then steps by adding strides. 1 for tiles of `elems` or more. */
+NDX_FN ndx_i64 ndx_tile_batches(ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 elems) {
+  ndx_i64 th, tw;
+  ndx_tile_shape(di, dj, bits, &th, &tw);
+  ndx_i64 area = ndx_min64(di, th) * ndx_min64(dj, tw);
+  return area >= elems ? 1 : elems / area;
 }
 
 /* The destination bytes [*first, *end) that positions [lo, hi) (lo < hi)
@@ -126,8 +139,9 @@ NDX_FN void ndx_bytes_span(ndx_i64 lo, ndx_i64 hi, int bits, ndx_i64 *first, ndx
 /* ---- Transposed blocks ------------------------------------------------ */
 /* A tile is copied in blocks of 2L x L elements (rows x columns), L =
  * ndx_tile_lanes: in OpenCL C, a block is L pairs of vector loads along the
- * source's unit axis (2L elements: a whole 64-byte line for 16, 32 and
- * 64-bit elements), two transposes in registers and 2L vector stores along
+ * source's unit axis (2L elements: a whole 64-byte line for 32 and 64-bit
+ * elements, half a line for 8 and 16-bit ones, whose 128-bit rows transpose
+ * by unpacks), two transposes in registers and 2L vector stores along
  * the destination's: this is what makes a transpose fast on a CPU device
  * (docs/device.md section 9: per-element code reaches a fraction of the copy
  * bandwidth), and reading whole lines at once keeps power-of-two pitches,
@@ -138,39 +152,65 @@ NDX_FN void ndx_bytes_span(ndx_i64 lo, ndx_i64 hi, int bits, ndx_i64 *first, ndx
  * j*ssj. */
 #if defined(NDX_OPENCL_C)
 NDX_FN int ndx_tile_lanes(int bits) {
-  return bits <= 16 ? 16 : bits == 32 ? 8 : bits == 64 ? 4 : 1;
+  return bits == 8 ? 16 : bits <= 32 ? 8 : bits == 64 ? 4 : 1;
 }
 
-/* The transpose of L vectors of L lanes in place: log2(L) rounds, each of
- * which moves row r, lane c to row (c&1)*L/2 + r/2, lane (r&1)*L/2 + c/2 (a
- * rotation of the bits of r:c by one), so that after log2(L) rounds row c
- * holds lane r. The .even/.odd swizzles and vector literals are plain
- * shuffles to LLVM; the loops must unroll for the rows to live in
- * registers. */
-#define NDX_DEFINE_BLOCK(T, V, L, LOG2)                                                            \
+/* The block functions are forced inline: PoCL's compiler otherwise calls the
+ * transpose out of line, its rows through memory. */
+#define NDX_BLOCK_FN static inline __attribute__((always_inline))
+
+/* The transpose of L vectors of L lanes in place, in log2(L) rounds of one
+ * shuffle per row (the loops must unroll for the rows to live in registers).
+ * For 128-bit rows (uchar16, ushort8) a round interleaves rows r and r + L/2
+ * into rows 2r (their low halves) and 2r + 1 (their high halves): one
+ * unpack instruction a row, which moves row r, lane c to row 2(r mod L/2) +
+ * c/(L/2), lane 2(c mod L/2) + r/(L/2), a rotation of the bits of r:c by
+ * one. For wider rows, where an unpack stays inside 128-bit halves, a round
+ * takes the even and the odd lanes of rows 2k and 2k + 1 instead, the same
+ * rotation the other way. After log2(L) rounds row c holds lane r. The
+ * swizzles and vector literals are plain shuffles to LLVM. */
+#define NDX_ROUND_UNPACK(V, L, LO, HI)                                                             \
+  _Pragma("unroll") for (int k = 0; k < L / 2; k++) {                                              \
+    b[2 * k] = LO(a[k], a[k + L / 2]);                                                             \
+    b[2 * k + 1] = HI(a[k], a[k + L / 2]);                                                         \
+  }
+#define NDX_ROUND_EVEN_ODD(V, L, LO, HI)                                                           \
+  _Pragma("unroll") for (int k = 0; k < L / 2; k++) {                                              \
+    b[k] = (V)(a[2 * k].even, a[2 * k + 1].even);                                                  \
+    b[L / 2 + k] = (V)(a[2 * k].odd, a[2 * k + 1].odd);                                            \
+  }
+#define NDX_ZIP16_LO(x, y)                                                                         \
+  (uchar16)(x.s0, y.s0, x.s1, y.s1, x.s2, y.s2, x.s3, y.s3, x.s4, y.s4, x.s5, y.s5, x.s6, y.s6,    \
+            x.s7, y.s7)
+#define NDX_ZIP16_HI(x, y)                                                                         \
+  (uchar16)(x.s8, y.s8, x.s9, y.s9, x.sa, y.sa, x.sb, y.sb, x.sc, y.sc, x.sd, y.sd, x.se, y.se,    \
+            x.sf, y.sf)
+#define NDX_ZIP8_LO(x, y) (ushort8)(x.s0, y.s0, x.s1, y.s1, x.s2, y.s2, x.s3, y.s3)
+#define NDX_ZIP8_HI(x, y) (ushort8)(x.s4, y.s4, x.s5, y.s5, x.s6, y.s6, x.s7, y.s7)
+
+/* Loads and stores of one row of a block, its transpose, the 2L x L block
+ * and the L x L one. */
+#define NDX_DEFINE_BLOCK(T, V, L, LOG2, ROUND, LO, HI)                                             \
   /* unaligned vector accesses: PoCL's vloadN and vstoreN of char and short                        \
    * vectors go element by element */                                                              \
   typedef struct __attribute__((packed)) ndx_packed_##V {                                          \
     V v;                                                                                           \
   } ndx_packed_##V;                                                                                \
-  NDX_FN V ndx_load_##V(NDX_GLOBAL const T *s) {                                                   \
+  NDX_BLOCK_FN V ndx_load_##V(NDX_GLOBAL const T *s) {                                             \
     return ((NDX_GLOBAL const ndx_packed_##V *)s)->v;                                              \
   }                                                                                                \
-  NDX_FN void ndx_store_##V(NDX_GLOBAL T *d, V v) {                                                \
+  NDX_BLOCK_FN void ndx_store_##V(NDX_GLOBAL T *d, V v) {                                          \
     ((NDX_GLOBAL ndx_packed_##V *)d)->v = v;                                                       \
   }                                                                                                \
-  NDX_FN void ndx_transpose_##V(V *a) {                                                            \
+  NDX_BLOCK_FN void ndx_transpose_##V(V *a) {                                                      \
     V b[L];                                                                                        \
     _Pragma("unroll") for (int round = 0; round < LOG2; round++) {                                 \
-      _Pragma("unroll") for (int k = 0; k < L / 2; k++) {                                          \
-        b[k] = (V)(a[2 * k].even, a[2 * k + 1].even);                                              \
-        b[L / 2 + k] = (V)(a[2 * k].odd, a[2 * k + 1].odd);                                        \
-      }                                                                                            \
+      ROUND(V, L, LO, HI)                                                                          \
       _Pragma("unroll") for (int k = 0; k < L; k++) a[k] = b[k];                                   \
     }                                                                                              \
   }                                                                                                \
-  NDX_FN void ndx_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                             \
-                            NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {                     \
+  NDX_BLOCK_FN void ndx_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                       \
+                                  NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {               \
     V lo[L], hi[L];                                                                                \
     _Pragma("unroll") for (int j = 0; j < L; j++) {                                                \
       lo[j] = ndx_load_##V(s + j * ssj);                                                           \
@@ -184,18 +224,24 @@ NDX_FN int ndx_tile_lanes(int bits) {
     }                                                                                              \
   }                                                                                                \
   /* an L x L block: for tiles of fewer than 2L rows */                                            \
-  NDX_FN void ndx_square_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                      \
-                                   NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {              \
+  NDX_BLOCK_FN void ndx_square_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                \
+                                         NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {        \
     V a[L];                                                                                        \
     _Pragma("unroll") for (int j = 0; j < L; j++) a[j] = ndx_load_##V(s + j * ssj);                \
     ndx_transpose_##V(a);                                                                          \
     _Pragma("unroll") for (int i = 0; i < L; i++) ndx_store_##V(d + i * sdi, a[i]);                \
   }
-NDX_DEFINE_BLOCK(uchar, uchar16, 16, 4)
-NDX_DEFINE_BLOCK(ushort, ushort16, 16, 4)
-NDX_DEFINE_BLOCK(uint, uint8, 8, 3)
-NDX_DEFINE_BLOCK(ulong, ulong4, 4, 2)
+NDX_DEFINE_BLOCK(uchar, uchar16, 16, 4, NDX_ROUND_UNPACK, NDX_ZIP16_LO, NDX_ZIP16_HI)
+NDX_DEFINE_BLOCK(ushort, ushort8, 8, 3, NDX_ROUND_UNPACK, NDX_ZIP8_LO, NDX_ZIP8_HI)
+NDX_DEFINE_BLOCK(uint, uint8, 8, 3, NDX_ROUND_EVEN_ODD, , )
+NDX_DEFINE_BLOCK(ulong, ulong4, 4, 2, NDX_ROUND_EVEN_ODD, , )
 #undef NDX_DEFINE_BLOCK
+#undef NDX_ROUND_UNPACK
+#undef NDX_ROUND_EVEN_ODD
+#undef NDX_ZIP16_LO
+#undef NDX_ZIP16_HI
+#undef NDX_ZIP8_LO
+#undef NDX_ZIP8_HI
 
 /* Copies the 2L x L block (rows x columns) at the given positions, or the
  * L x L one when `square`. */
@@ -208,9 +254,9 @@ NDX_DEFINE_BLOCK(ulong, ulong4, 4, 2)
     else                                                                                           \
       ndx_block_##T(d_, sdi, s_, ssj);                                                             \
   }
-NDX_FN void ndx_copy_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
-                           NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
-                           int bits, int square) {
+NDX_BLOCK_FN void ndx_copy_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                                 NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
+                                 int bits, int square) {
   switch (bits) {
   case 8:
     NDX_BLOCK_CALL(uchar) break;
@@ -226,6 +272,7 @@ NDX_FN void ndx_copy_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_
   }
 }
 #undef NDX_BLOCK_CALL
+#undef NDX_BLOCK_FN
 #else
 NDX_FN int ndx_tile_lanes(int bits) {
   (void)bits;
@@ -519,8 +566,8 @@ NDX_FN int ndx_copy_thin_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd, ND
 #undef NDX_THIN_LOOPS
 
 /* Copies one tile of a pack of rank >= 2: rows ti*th.. of axis
- * rank-2, columns tj*tw.. of axis rank-1 (th x tw the tile shape), at C-order
- * index `batch` of the axes before them. A transpose pack puts the
+ * rank-2, columns tj*tw.. of axis rank-1 (th x tw the tile shape), of the
+ * batch whose element (0, 0) is at positions bd and bs. A transpose pack puts the
  * destination's unit-stride axis last and the source's second-to-last, so
  * the tile is read down its columns and written along its rows; where those
  * strides are exactly 1 it goes in ndx_copy_block's blocks, the rest (edges,
@@ -528,8 +575,8 @@ NDX_FN int ndx_copy_thin_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd, ND
  * the tile's elements). */
 NDX_FN void ndx_copy_tile_wN(NDX_CONSTANT const ndx_pack_head *p,
                              NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
-                             NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, NDX_WORD batch,
-                             NDX_WORD ti, NDX_WORD tj) {
+                             NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, NDX_WORD bd,
+                             NDX_WORD bs, NDX_WORD ti, NDX_WORD tj) {
   int r = (int)p->rank;
   NDX_WORD di = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
   ndx_i64 th, tw;
@@ -539,8 +586,7 @@ NDX_FN void ndx_copy_tile_wN(NDX_CONSTANT const ndx_pack_head *p,
   NDX_WORD ni = (NDX_WORD)ndx_min64(di - i0, th), nj = (NDX_WORD)ndx_min64(dj - j0, tw);
   NDX_WORD sdi = ndx_stride_wN(p, 0, r - 2), sdj = ndx_stride_wN(p, 0, r - 1);
   NDX_WORD ssi = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
-  NDX_WORD pd = ndx_position_lead_wN(p, 0, batch, r - 2) + i0 * sdi + j0 * sdj;
-  NDX_WORD ps = ndx_position_lead_wN(p, 1, batch, r - 2) + i0 * ssi + j0 * ssj;
+  NDX_WORD pd = bd + i0 * sdi + j0 * sdj, ps = bs + i0 * ssi + j0 * ssj;
   if (bits < 8) {
     ndx_copy_tile_bits_wN(dst, pd, sdi, src, ps, ssi, ssj, ni, nj, bits);
     return;
@@ -563,23 +609,31 @@ NDX_FN void ndx_copy_tile_wN(NDX_CONSTANT const ndx_pack_head *p,
       ndx_copy_elem(dst, pd + i * sdi + j * sdj, src, ps + i * ssi + j * ssj, bits);
 }
 
-/* Work-item `item` of a tile copy: tile rows vary fastest, then tile
- * columns, then batches, so that the items of a work-group read the source
- * along its unit axis, tile after tile (faster on PoCL than the other way).
- * Items past the last tile do nothing. */
+/* Work-item `item` of a tile copy: one tile position in `batches` (>= 1,
+ * ndx_tile_batches) consecutive batches, stepped by the odometer from one
+ * start. Tile rows vary fastest, then tile columns, then groups of batches,
+ * so that the items of a work-group read the source along its unit axis,
+ * tile after tile (faster on PoCL than the other way). Items past the last
+ * tile do nothing. */
 NDX_FN void ndx_copy_tile_item_wN(NDX_CONSTANT const ndx_pack_head *p,
                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
-                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits,
-                                  ndx_i64 item) {
+                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, ndx_i64 item,
+                                  ndx_i64 batches) {
   if (p->numel == 0) return;
   int r = (int)p->rank;
   ndx_i64 di = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1), th, tw;
   ndx_tile_shape(di, dj, (int)p->bits, &th, &tw);
   ndx_i64 tj = (dj + tw - 1) / tw, ti = (di + th - 1) / th;
-  ndx_i64 col = item / ti, batch = col / tj;
-  if (batch >= p->numel / (di * dj)) return;
-  ndx_copy_tile_wN(p, dst, src, bits, (NDX_WORD)batch, (NDX_WORD)(item - col * ti),
-                   (NDX_WORD)(col - batch * tj));
+  ndx_i64 col = item / ti, group = col / tj, b0 = group * batches, nb = p->numel / (di * dj);
+  if (b0 >= nb) return;
+  ndx_i64 n = ndx_min64(nb - b0, batches);
+  ndx_odo_wN o;
+  ndx_odo_start_wN(p, &o, (NDX_WORD)(b0 * di * dj));
+  for (ndx_i64 b = 0; b < n; b++) {
+    ndx_copy_tile_wN(p, dst, src, bits, o.pos[0], o.pos[1], (NDX_WORD)(item - col * ti),
+                     (NDX_WORD)(col - group * tj));
+    ndx_odo_carry_wN(p, &o, r - 3); /* the next batch: axes r-2 and r-1 stay at 0 */
+  }
 }
 
 /* One run of sub-byte elements: element t < run from position ps + t*ss

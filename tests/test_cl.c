@@ -297,7 +297,7 @@ Test(cl, transposes_take_the_transpose_path) {
 }
 
 /* Transposes big enough for whole register blocks (2L x L elements, L = 16,
- * 16, 8, 4 for 8, 16, 32, 64 bits) and several tiles, with edge blocks and
+ * 8, 8, 4 for 8, 16, 32, 64 bits) and several tiles, with edge blocks and
  * edge tiles, an odd number of L-row bands (the last one an L x L block),
  * thin matrices (2, 3 or 4 rows or columns: the interleaving loops; 5:
  * blocks and edges), a batch and a source that starts mid-row. */
@@ -327,6 +327,40 @@ Test(cl, transposes_in_register_blocks_every_width) {
  * kernel: word blocks (n x n, n = 64/bits) where the source rows start on
  * bytes, byte by byte elsewhere (edges, a source at an odd element, a
  * flipped source); rows that share bytes take the byte-range kernel. */
+/* Permutations of small extents: each transpose work-item copies its tile
+ * position in several consecutive batches (ndx_tile_batches), stepping
+ * between them, the last item's group of batches cut short; register blocks
+ * and edges at every width from 8 bits, and sub-byte tiles whose rows start
+ * on bytes. */
+Test(cl, small_tiles_share_a_work_item_across_batches) {
+  cl_env_need(&env);
+  struct {
+    int64_t shape[4];
+    int32_t perm[4];
+    int from_w;
+  } cases[] = {
+      {{9, 16, 5, 16}, {3, 2, 1, 0}, 3}, /* tiles 16 x 9, 80 batches */
+      {{17, 3, 5, 32}, {3, 1, 2, 0}, 3}, /* tiles 32 x 17, 15 batches */
+      {{16, 3, 5, 32}, {3, 1, 2, 0}, 0}, /* tiles 32 x 16: whole bytes of rows */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    ndx_layout base = contiguous(4, cases[c].shape), s, d;
+    cr_assert_eq(ndx_permute(&s, &base, cases[c].perm), NDX_OK);
+    d = contiguous(4, s.shape);
+    for (int w = cases[c].from_w; w < NWIDTHS; w++) {
+      ndx_cl_plan *plan;
+      cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &d, &s, widths[w]), NDX_OK);
+      size_t items;
+      long long chunk;
+      ndx_cl_plan_work(plan, &items, &chunk);
+      cr_assert_gt(chunk, 1, "case %zu, %d bits: %lld batches an item", c, widths[w], chunk);
+      ndx_cl_plan_destroy(plan);
+      check_copy(&d, &s, widths[w], 0, "transpose");
+      check_copy(&d, &s, widths[w], NDX_CL_PLAN_WIDE, "transpose");
+    }
+  }
+}
+
 Test(cl, sub_byte_transposes_own_whole_destination_bytes) {
   cl_env_need(&env);
   int64_t shapes[][2] = {{40, 72}, {136, 264}, {264, 136}, {8, 520}, {520, 8}, {72, 5}};

@@ -37,7 +37,7 @@ typedef struct form {
   int64_t (*count_below)(const ndx_pack_head *, int64_t);
   void (*span)(const ndx_pack_head *, int, int64_t *, int64_t *);
   void (*range_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t, int);
-  void (*tile_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t);
+  void (*tile_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t);
   void (*bytes_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t);
 } form;
 
@@ -332,7 +332,7 @@ static int64_t items_of(enum routine rt, const ndx_pack_head *h, int bits, int64
                         int64_t *first, int64_t *end) {
   int r = (int)h->rank;
   *first = *end = 0;
-  if (rt == TILE) return ndx_tile_count(h->numel, extent(h, r - 2), extent(h, r - 1), bits);
+  if (rt == TILE) return ndx_tile_count(h->numel, extent(h, r - 2), extent(h, r - 1), bits, chunk);
   if (rt == BYTES) {
     int64_t lo, hi;
     form_of(h)->span(h, 0, &lo, &hi);
@@ -352,7 +352,7 @@ static void run_item(enum routine rt, const ndx_pack_head *h, uint8_t *dst, cons
     f->range_item(h, dst, src, bits, it, chunk, rt == RANGE_UNIT);
     break;
   case TILE:
-    f->tile_item(h, dst, src, bits, it);
+    f->tile_item(h, dst, src, bits, it, chunk);
     break;
   case BYTES:
     f->bytes_item(h, dst, src, bits, it, chunk);
@@ -614,6 +614,26 @@ Test(copy_plan, the_capabilities_are_the_only_difference) {
   cr_assert(w.path == NDX_PATH_TRANSPOSE && !w.words);
   cr_assert(!plan_of(2, d64, c64, t64, 16, &cl_like, 0).words);
   cr_assert_eq(path_of(2, d64, c64, t64, 4, &cuda_like, NDX_COPY_NO_WORDS), NDX_PATH_BYTES);
+}
+
+/* A transpose's batch axes end with the source's finest and then the
+ * destination's finest, so that consecutive batches of a small tile fill
+ * the lines it touches: [6,5,4,3,2] from the reverse of a [2,3,4,5,6] has
+ * k = axis 0 (source stride 1) and j = axis 4; of the batch axes 1, 2, 3,
+ * axis 1 has the source's finest stride (6) and axis 3 the destination's
+ * (2), so the order is [2, 1, 3, 0, 4]. */
+Test(copy_plan, small_tiles_batch_over_the_finest_axes_last) {
+  const int64_t d[] = {6, 5, 4, 3, 2}, dst[] = {120, 24, 6, 2, 1}, src[] = {1, 6, 30, 120, 360};
+  ndx_copy_plan p = plan_of(5, d, dst, src, 32, &cl_like, 0);
+  cr_assert_eq(p.path, NDX_PATH_TRANSPOSE);
+  /* [batch: dst axes 2, 1, 3; k: dst axis 0; j: dst axis 4] */
+  const int64_t want_shape[] = {4, 5, 3, 6, 2}, want_dst[] = {6, 24, 2, 120, 1},
+                want_src[] = {30, 6, 120, 1, 360};
+  for (int a = 0; a < 5; a++) {
+    cr_assert_eq(p.q.shape[a], want_shape[a], "axis %d", a);
+    cr_assert_eq(p.q.strides[0][a], want_dst[a], "axis %d", a);
+    cr_assert_eq(p.q.strides[1][a], want_src[a], "axis %d", a);
+  }
 }
 
 /* The plan's pack is what the public calls write: ndx_pack_copy's, and for

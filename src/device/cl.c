@@ -430,7 +430,8 @@ static void geometry(const ndx_copy_plan *p, int64_t *items, int64_t *chunk) {
   *chunk = 0;
   switch (p->path) {
   case NDX_PATH_TRANSPOSE:
-    *items = ndx_tile_count(q->numel, q->shape[r - 2], q->shape[r - 1], p->bits);
+    *chunk = ndx_tile_batches(q->shape[r - 2], q->shape[r - 1], p->bits, NDX_CL_TILE_ELEMS);
+    *items = ndx_tile_count(q->numel, q->shape[r - 2], q->shape[r - 1], p->bits, *chunk);
     return;
   case NDX_PATH_BYTES: {
     int64_t lo, hi, first, end;

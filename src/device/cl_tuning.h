@@ -11,6 +11,11 @@
 #define NDX_CL_GATHER_ELEMS 512
 #define NDX_CL_BYTES_ELEMS 2048
 
+/* Elements a transpose item copies at least, in as many batches of its
+ * tile position as that takes (ndx_tile_batches): tiles smaller than this
+ * share one item's start. */
+#define NDX_CL_TILE_ELEMS 4096
+
 /* Gathers and scatters: index elements a check item tests; bytes a copy
  * item moves by rows (one index value a row), elements it copies one by one,
  * destination elements of a sub-byte copy item. */
