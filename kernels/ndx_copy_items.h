@@ -155,9 +155,8 @@ NDX_FN int ndx_tile_lanes(int bits) {
   return bits == 8 ? 16 : bits <= 32 ? 8 : bits == 64 ? 4 : 1;
 }
 
-/* The block functions are forced inline: PoCL's compiler otherwise calls the
- * transpose out of line, its rows through memory. */
-#define NDX_BLOCK_FN static inline __attribute__((always_inline))
+/* The block functions are NDX_ITEM_FN, forced inline: PoCL's compiler
+ * otherwise calls the transpose out of line, its rows through memory. */
 
 /* The transpose of L vectors of L lanes in place, in log2(L) rounds of one
  * shuffle per row (the loops must unroll for the rows to live in registers).
@@ -196,21 +195,21 @@ NDX_FN int ndx_tile_lanes(int bits) {
   typedef struct __attribute__((packed)) ndx_packed_##V {                                          \
     V v;                                                                                           \
   } ndx_packed_##V;                                                                                \
-  NDX_BLOCK_FN V ndx_load_##V(NDX_GLOBAL const T *s) {                                             \
+  NDX_ITEM_FN V ndx_load_##V(NDX_GLOBAL const T *s) {                                              \
     return ((NDX_GLOBAL const ndx_packed_##V *)s)->v;                                              \
   }                                                                                                \
-  NDX_BLOCK_FN void ndx_store_##V(NDX_GLOBAL T *d, V v) {                                          \
+  NDX_ITEM_FN void ndx_store_##V(NDX_GLOBAL T *d, V v) {                                           \
     ((NDX_GLOBAL ndx_packed_##V *)d)->v = v;                                                       \
   }                                                                                                \
-  NDX_BLOCK_FN void ndx_transpose_##V(V *a) {                                                      \
+  NDX_ITEM_FN void ndx_transpose_##V(V *a) {                                                       \
     V b[L];                                                                                        \
     _Pragma("unroll") for (int round = 0; round < LOG2; round++) {                                 \
       ROUND(V, L, LO, HI)                                                                          \
       _Pragma("unroll") for (int k = 0; k < L; k++) a[k] = b[k];                                   \
     }                                                                                              \
   }                                                                                                \
-  NDX_BLOCK_FN void ndx_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                       \
-                                  NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {               \
+  NDX_ITEM_FN void ndx_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                        \
+                                 NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {                \
     V lo[L], hi[L];                                                                                \
     _Pragma("unroll") for (int j = 0; j < L; j++) {                                                \
       lo[j] = ndx_load_##V(s + j * ssj);                                                           \
@@ -224,8 +223,8 @@ NDX_FN int ndx_tile_lanes(int bits) {
     }                                                                                              \
   }                                                                                                \
   /* an L x L block: for tiles of fewer than 2L rows */                                            \
-  NDX_BLOCK_FN void ndx_square_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                \
-                                         NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {        \
+  NDX_ITEM_FN void ndx_square_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                 \
+                                        NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {         \
     V a[L];                                                                                        \
     _Pragma("unroll") for (int j = 0; j < L; j++) a[j] = ndx_load_##V(s + j * ssj);                \
     ndx_transpose_##V(a);                                                                          \
@@ -254,9 +253,9 @@ NDX_DEFINE_BLOCK(ulong, ulong4, 4, 2, NDX_ROUND_EVEN_ODD, , )
     else                                                                                           \
       ndx_block_##T(d_, sdi, s_, ssj);                                                             \
   }
-NDX_BLOCK_FN void ndx_copy_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
-                                 NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
-                                 int bits, int square) {
+NDX_ITEM_FN void ndx_copy_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                                NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
+                                int bits, int square) {
   switch (bits) {
   case 8:
     NDX_BLOCK_CALL(uchar) break;
@@ -272,7 +271,6 @@ NDX_BLOCK_FN void ndx_copy_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd
   }
 }
 #undef NDX_BLOCK_CALL
-#undef NDX_BLOCK_FN
 #else
 NDX_FN int ndx_tile_lanes(int bits) {
   (void)bits;

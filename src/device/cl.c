@@ -408,14 +408,6 @@ ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) 
 static const ndx_copy_caps cl_caps = {.rows_from_bytes = NDX_CL_KERNEL_COPY_BYTES,
                                       .strided_runs = true};
 
-static size_t round_up(size_t n, size_t m) {
-  return (n + m - 1) / m * m;
-}
-
-static int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
 static enum ndx_cl_kind kind_of(ndx_copy_path path) {
   return path == NDX_PATH_ROWS        ? NDX_CL_ROWS
          : path == NDX_PATH_TRANSPOSE ? NDX_CL_TRANSPOSE
@@ -438,15 +430,15 @@ static void geometry(const ndx_copy_plan *p, int64_t *items, int64_t *chunk) {
     ndx_operands_span(q, 0, &lo, &hi);
     ndx_bytes_span(lo, hi, p->bits, &first, &end);
     /* about NDX_CL_BYTES_ELEMS destination elements per work-item */
-    *chunk = ceil_div(NDX_CL_BYTES_ELEMS * (end - first), q->numel);
+    *chunk = ndx_ceil_div(NDX_CL_BYTES_ELEMS * (end - first), q->numel);
     if (*chunk < 1) *chunk = 1;
-    *items = ceil_div(end - first, *chunk);
+    *items = ndx_ceil_div(end - first, *chunk);
     return;
   }
   default: /* rows, gather */
     *chunk = p->path == NDX_PATH_ROWS || p->strided_rows ? NDX_CL_ROWS_BYTES / (p->bits / 8)
                                                          : NDX_CL_GATHER_ELEMS;
-    *items = ceil_div(q->numel, *chunk);
+    *items = ndx_ceil_div(q->numel, *chunk);
   }
 }
 
@@ -500,7 +492,7 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
            bits);
   plan->local = cl->local[plan->wide][kind][w];
   plan->items = (size_t)items;
-  plan->global = round_up((size_t)items, plan->local);
+  plan->global = ndx_round_up((size_t)items, plan->local);
   plan->chunk = chunk;
   uint64_t buf[NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK) / 8];
   st = ndx_copy_plan_pack(&p, buf, sizeof buf);
