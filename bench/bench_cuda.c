@@ -1,15 +1,25 @@
 /* bench_cuda.c: the CUDA section of ndx-bench: ndx_cuda copies against the
  * device's own copy.
  *
- * For each case (the speed cases: contiguous, slices, broadcasts, flips,
- * 2-d fp32 transposes, permutations of rank 3 to 8, transposes of 1 to 16
- * bits), 64 MiB per tensor: a plan is made once, launched for a warm-up,
- * then timed with CUDA events over `reps` repetitions of `inner` launches
- * each; the median repetition gives the time per copy. Right before, a
- * cudaMemcpyAsync device-to-device of the same number of bytes is timed the
- * same way: ratio = memcpy time / ndx time (1.0 is the device's copy speed).
- * GB/s counts the destination's bytes once, as for the copy. A sample of
- * elements of each result is checked against the host definition.
+ * For each case (the speed cases: contiguous, slices, narrow rows,
+ * broadcasts, flips, 2-d fp32 transposes, permutations of rank 3 to 8,
+ * transposes of 1 to 16 bits), up to 64 MiB per tensor: a plan is made once,
+ * launched twice for a warm-up, then timed with CUDA events over `reps`
+ * repetitions; each repetition times `inner` launches of a cudaMemcpyAsync
+ * device-to-device of the same number of bytes and right after `inner`
+ * launches of the plan, so ratio = memcpy time / ndx time of that
+ * repetition (1.0 is the device's copy speed), and the ratio printed is the
+ * median of the repetitions' ratios: one noisy moment does not decide it.
+ * The times printed are the medians of each. GB/s counts the destination's
+ * bytes once, as for the copy. A sample of elements of each result is
+ * checked against the host definition.
+ *
+ * --compare plans every copy case twice, with today's kernels and with the
+ * reworks forced (NDX_CUDA_PLAN_NEW: transpose-32x8, warp-rows), times the
+ * copy, today's and the rework back to back in each repetition, and prints
+ * both ratios and the winner (what kernels/ndx_cuda_select.h should name);
+ * a case the reworks do not reach says "same". Gathers and scatters are left
+ * out there.
  *
  * Then the gathers and scatters (ndx_cuda_gather, ndx_cuda_scatter: the
  * embedding lookup of an fp32 and a 4-bit table, take_along_axis on the
@@ -25,7 +35,7 @@
  * ci/gpu); `int bench_cuda(const bench_opts *)` is the section entry when
  * linked into ndx-bench. With no device it says so and returns 0.
  *
- * Usage: ndx-bench-cuda [--quick] [--reps N] [--csv PATH] [--only SUBSTRING] */
+ * Usage: ndx-bench-cuda [--quick] [--compare] [--reps N] [--csv PATH] [--only SUBSTRING] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +51,7 @@
 typedef struct bench_cuda_opts {
   int reps, inner;
   const char *csv, *only;
+  int compare; /* today's kernels against the reworks */
 } bench_cuda_opts;
 
 typedef struct bcase {
@@ -172,14 +183,19 @@ static void build_cases(void) {
     add_permute("permute rank 8 fp32 [8]^8 reversed", "permute", 0.70, 32, 8, s8, p8);
     int32_t q8[8] = {1, 3, 5, 7, 0, 2, 4, 6};
     add_permute("permute rank 8 fp32 [8]^8 (1,3,5,7,0,2,4,6)", "permute", 0.70, 32, 8, s8, q8);
+    int64_t o8[8] = {5, 7, 9, 11, 5, 7, 9, 11};
+    int32_t r8[8] = {7, 1, 5, 3, 6, 0, 4, 2};
+    add_permute("permute rank 8 fp32 [5,7,9,11,5,7,9,11] (7,1,5,3,6,0,4,2)", "permute", 0.70, 32, 8,
+                o8, r8);
   }
   add_transpose("transpose 4-bit 8192x16384", "transpose sub-byte", 0.5, 4, 8192, 16384);
   add_transpose("transpose 4-bit 16384x8192", "transpose sub-byte", 0.5, 4, 16384, 8192);
   add_transpose("transpose 2-bit 16384x16384", "transpose sub-byte", 0, 2, 16384, 16384);
   add_transpose("transpose 1-bit 16384x32768", "transpose sub-byte", 0, 1, 16384, 32768);
-  add_transpose("transpose 8-bit 8192x8192", "transpose 8/16-bit", 0, 8, 8192, 8192);
-  add_transpose("transpose 16-bit 4096x8192", "transpose 8/16-bit", 0, 16, 4096, 8192);
-  add_transpose("transpose 8-bit 8000x8000", "transpose 8/16-bit", 0, 8, 8000, 8000);
+  add_transpose("transpose 8-bit 8192x8192", "transpose 8/16-bit", 0.80, 8, 8192, 8192);
+  add_transpose("transpose 16-bit 4096x8192", "transpose 8/16-bit", 0.80, 16, 4096, 8192);
+  add_transpose("transpose 8-bit 8000x8000", "transpose 8/16-bit", 0.80, 8, 8000, 8000);
+  add_transpose("transpose 16-bit 5000x6000", "transpose 8/16-bit", 0.80, 16, 5000, 6000);
 }
 
 /* ---- Timing ------------------------------------------------------------------- */
@@ -222,29 +238,46 @@ static void launch(const timing_ctx *t, cudaStream_t s) {
   }
 }
 
-/* Median milliseconds per launch: 2 warm-up launches, then `reps`
- * repetitions of `inner` launches between two events. */
-static double time_ms(const timing_ctx *t, const bench_cuda_opts *o, cudaStream_t s) {
+#define MAX_REPS 64
+
+/* The median of v[0 .. n-1] (reordered). */
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof v[0], cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Times t[0 .. n-1] back to back: 2 warm-up launches of each, then `reps`
+ * repetitions, each timing `inner` launches of t[0], then of t[1], ...
+ * between two events. ms[k] is the median milliseconds per launch of t[k];
+ * ratio[k] the median over repetitions of t[0]'s time / t[k]'s (ratio[0]
+ * is 1). */
+static void time_back_to_back(const timing_ctx *t, int n, const bench_cuda_opts *o, cudaStream_t s,
+                              double *ms, double *ratio) {
   cudaEvent_t a, b;
   CHECK(cudaEventCreate(&a));
   CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 2; i++) launch(t, s);
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < 2; i++) launch(&t[k], s);
   CHECK(cudaStreamSynchronize(s));
-  double v[64];
-  int reps = o->reps < 64 ? o->reps : 64;
-  for (int r = 0; r < reps; r++) {
-    CHECK(cudaEventRecord(a, s));
-    for (int i = 0; i < o->inner; i++) launch(t, s);
-    CHECK(cudaEventRecord(b, s));
-    CHECK(cudaEventSynchronize(b));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    v[r] = ms / o->inner;
-  }
+  double v[3][MAX_REPS], q[MAX_REPS];
+  int reps = o->reps < MAX_REPS ? o->reps : MAX_REPS;
+  for (int r = 0; r < reps; r++)
+    for (int k = 0; k < n; k++) {
+      CHECK(cudaEventRecord(a, s));
+      for (int i = 0; i < o->inner; i++) launch(&t[k], s);
+      CHECK(cudaEventRecord(b, s));
+      CHECK(cudaEventSynchronize(b));
+      float e;
+      CHECK(cudaEventElapsedTime(&e, a, b));
+      v[k][r] = e / o->inner;
+    }
   CHECK(cudaEventDestroy(a));
   CHECK(cudaEventDestroy(b));
-  qsort(v, (size_t)reps, sizeof v[0], cmp_double);
-  return reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
+  for (int k = 0; k < n; k++) {
+    for (int r = 0; r < reps; r++) q[r] = v[0][r] / v[k][r];
+    ratio[k] = median(q, reps);
+  }
+  for (int k = 0; k < n; k++) ms[k] = median(v[k], reps);
 }
 
 /* ---- Checking a sample ------------------------------------------------------- */
@@ -418,19 +451,20 @@ static int run_index_cases(const bench_cuda_opts *o, cudaStream_t stream, FILE *
     /* the ceiling copies half the bytes moved, src to dst (both buffers
      * bound it; the ratio compares rates) */
     size_t half = moved / 2, room = nd < ns ? nd : ns;
-    timing_ctx copy = {NULL, dd, ds, half < room ? half : room, NULL, NULL};
-    timing_ctx ours = {NULL, dd, ds, moved, c, di};
-    double ms_copy = time_ms(&copy, o, stream);
-    double copied = (double)copy.bytes * 2;
+    timing_ctx t[2] = {{NULL, dd, ds, half < room ? half : room, NULL, NULL},
+                       {NULL, dd, ds, moved, c, di}};
+    double copied = (double)t[0].bytes * 2, ms2[2], r2[2];
+    time_back_to_back(t, 2, o, stream, ms2, r2);
+    double ms_copy = ms2[0], ms = ms2[1];
     CHECK(cudaMemset(dd, 0, nd));
-    double ms = time_ms(&ours, o, stream);
+    launch(&t[1], stream);
     if (ndx_cuda_check(stream) != NDX_OK) die(c->name);
     CHECK(cudaMemcpy(hd, dd, nd, cudaMemcpyDeviceToHost));
     int bad = check_index_sample(c, hd, hs, ix);
     *wrong += bad > 0;
     ran++;
     double gbps = moved / ms / 1e6, copy_gbps = copied / ms_copy / 1e6;
-    double ratio = (ms_copy / copied) / (ms / moved);
+    double ratio = r2[1] * moved / copied;
     bool low = c->target > 0 && ratio < c->target;
     *below += low;
     char target[16] = "";
@@ -452,6 +486,86 @@ static int run_index_cases(const bench_cuda_opts *o, cudaStream_t stream, FILE *
     free(ix);
   }
   return ran;
+}
+
+/* The device and host buffers every copy case uses. */
+typedef struct bench_bufs {
+  uint8_t *dd, *ds, *hd, *hs;
+  size_t dmax;
+} bench_bufs;
+
+/* The kernels a plan runs for these buffers, '+'-joined. */
+static void kernel_names(const ndx_cuda_plan *plan, const bench_bufs *b, char *out, size_t size) {
+  ndx_cuda_step steps[NDX_CUDA_MAX_STEPS];
+  int n = ndx_cuda_plan_steps(plan, (uintptr_t)b->dd, (uintptr_t)b->ds, steps);
+  out[0] = 0;
+  for (int k = 0; k < n; k++)
+    snprintf(out + strlen(out), size - strlen(out), "%s%s", k ? "+" : "",
+             ndx_cuda_step_name(&steps[k]));
+}
+
+/* Launches `plan` once into a cleared destination; the sampled elements
+ * that differ from the definition. */
+static int check_plan(const bcase *c, const ndx_cuda_plan *plan, cudaStream_t stream,
+                      const bench_bufs *b) {
+  CHECK(cudaMemset(b->dd, 0, b->dmax));
+  if (ndx_cuda_plan_launch(plan, stream, b->dd, b->ds) != NDX_OK) die(c->name);
+  CHECK(cudaMemcpy(b->hd, b->dd, span_bytes(&c->dst, c->bits), cudaMemcpyDeviceToHost));
+  return check_sample(c, b->hd, b->hs);
+}
+
+/* Times one copy case (with --compare, today's kernels and the reworks)
+ * back to back with the ceiling; prints its line and adds to the counts. */
+static void run_copy_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t stream,
+                          const bench_bufs *b, FILE *csv, int *below, int *wrong) {
+  ndx_cuda_plan *plan[2] = {NULL, NULL};
+  char kernels[2][64];
+  int nplans = 1;
+  if (ndx_cuda_plan_create_flags(&plan[0], &c->dst, &c->src, c->bits, 0) != NDX_OK) die(c->name);
+  kernel_names(plan[0], b, kernels[0], sizeof kernels[0]);
+  if (o->compare) {
+    if (ndx_cuda_plan_create_flags(&plan[1], &c->dst, &c->src, c->bits, NDX_CUDA_PLAN_NEW) !=
+        NDX_OK)
+      die(c->name);
+    kernel_names(plan[1], b, kernels[1], sizeof kernels[1]);
+    nplans = strcmp(kernels[0], kernels[1]) ? 2 : 1;
+  }
+  size_t bytes = (size_t)((ndx_numel(&c->dst) * c->bits + 7) / 8);
+  timing_ctx t[3] = {{NULL, b->dd, b->ds, bytes, NULL, NULL},
+                     {plan[0], b->dd, b->ds, bytes, NULL, NULL},
+                     {plan[1], b->dd, b->ds, bytes, NULL, NULL}};
+  double ms[3], ratio[3];
+  time_back_to_back(t, 1 + nplans, o, stream, ms, ratio);
+  int bad = 0;
+  for (int k = 0; k < nplans; k++) bad += check_plan(c, plan[k], stream, b);
+  *wrong += bad > 0;
+  double best = nplans == 2 && ratio[2] > ratio[1] ? ratio[2] : ratio[1];
+  bool low = c->target > 0 && best < c->target;
+  *below += low;
+  char target[16] = "";
+  if (c->target > 0) snprintf(target, sizeof target, "%.2f%s", c->target, low ? " LOW" : "");
+  const char *path = ndx_cuda_plan_path(plan[0]);
+  if (o->compare) {
+    const char *winner = nplans == 1 ? "same" : ratio[2] > ratio[1] ? "new" : "today";
+    char r2[16] = "-";
+    if (nplans == 2) snprintf(r2, sizeof r2, "%.2f", ratio[2]);
+    printf("%-52s %-9s %-22s %6.2f %-22s %6s %-7s %6s%s\n", c->name, path, kernels[0], ratio[1],
+           nplans == 2 ? kernels[1] : "-", r2, winner, target, bad ? "  WRONG RESULT" : "");
+    if (csv)
+      fprintf(csv, "\"%s\",%s,%d,%s,%s,%.4f,%s,%s,%s,%.2f,%d\n", c->name, c->group, c->bits, path,
+              kernels[0], ratio[1], nplans == 2 ? kernels[1] : "", nplans == 2 ? r2 : "", winner,
+              c->target, bad);
+  } else {
+    double gbps = bytes / ms[1] / 1e6, copy_gbps = bytes / ms[0] / 1e6;
+    printf("%-52s %-9s %-22s %8.1f %8.0f %8.0f %6.2f %6s%s\n", c->name, path, kernels[0],
+           bytes / 1048576.0, gbps, copy_gbps, ratio[1], target, bad ? "  WRONG RESULT" : "");
+    if (csv)
+      fprintf(csv, "\"%s\",%s,%d,%s,%s,%zu,%.5f,%.1f,%.5f,%.1f,%.4f,%.2f,%d\n", c->name, c->group,
+              c->bits, path, kernels[0], bytes, ms[1], gbps, ms[0], copy_gbps, ratio[1], c->target,
+              bad);
+  }
+  fflush(stdout);
+  for (int k = 0; k < 2; k++) ndx_cuda_plan_destroy(plan[k]);
 }
 
 int bench_cuda_run(const bench_cuda_opts *o) {
@@ -489,51 +603,33 @@ int bench_cuda_run(const bench_cuda_opts *o) {
   CHECK(cudaStreamCreate(&stream));
   FILE *csv = o->csv ? fopen(o->csv, "w") : NULL;
   if (o->csv && !csv) fprintf(stderr, "bench_cuda: cannot write %s\n", o->csv);
-  if (csv)
+  if (csv && o->compare)
+    fprintf(csv, "case,group,bits,path,kernels,ratio,new_kernels,new_ratio,winner,target,"
+                 "sample_errors\n");
+  else if (csv)
     fprintf(csv, "case,group,bits,path,kernels,bytes,ms,gbps,memcpy_ms,memcpy_gbps,ratio,target,"
                  "sample_errors\n");
-  printf("ndx-bench cuda: %s (sm_%d%d, %d SMs), %d x %d launches per case, median\n", prop.name,
-         prop.major, prop.minor, prop.multiProcessorCount, o->reps, o->inner);
-  printf("%-52s %-9s %-22s %8s %8s %8s %6s %6s\n", "case", "path", "kernels", "MiB", "GB/s", "copy",
-         "ratio", "target");
+  printf("ndx-bench cuda: %s (sm_%d%d, %d SMs), %d x %d launches per case, median of the "
+         "repetitions' ratios%s\n",
+         prop.name, prop.major, prop.minor, prop.multiProcessorCount, o->reps, o->inner,
+         o->compare ? "; today's kernels against the reworks (NDX_CUDA_PLAN_NEW)" : "");
+  if (o->compare)
+    printf("%-52s %-9s %-22s %6s %-22s %6s %-7s %6s\n", "case", "path", "kernels", "ratio",
+           "new kernels", "ratio", "winner", "target");
+  else
+    printf("%-52s %-9s %-22s %8s %8s %8s %6s %6s\n", "case", "path", "kernels", "MiB", "GB/s",
+           "copy", "ratio", "target");
   int below = 0, wrong = 0, ran = 0;
+  bench_bufs b = {dd, ds, hd, hs, dmax};
   for (int i = 0; i < ncases; i++) {
-    const bcase *c = &cases[i];
-    if (o->only && !strstr(c->name, o->only)) continue;
-    ndx_cuda_plan *plan;
-    if (ndx_cuda_plan_create(&plan, &c->dst, &c->src, c->bits) != NDX_OK) die(c->name);
-    size_t bytes = (size_t)((ndx_numel(&c->dst) * c->bits + 7) / 8);
-    size_t nd = span_bytes(&c->dst, c->bits);
-    CHECK(cudaMemset(dd, 0, dmax));
-    timing_ctx copy = {NULL, dd, ds, bytes, NULL, NULL}, ours = {plan, dd, ds, bytes, NULL, NULL};
-    double ms_copy = time_ms(&copy, o, stream);
-    CHECK(cudaMemset(dd, 0, dmax));
-    double ms = time_ms(&ours, o, stream);
-    CHECK(cudaMemcpy(hd, dd, nd, cudaMemcpyDeviceToHost));
-    int bad = check_sample(c, hd, hs);
-    wrong += bad > 0;
+    if (o->only && !strstr(cases[i].name, o->only)) continue;
+    run_copy_case(&cases[i], o, stream, &b, csv, &below, &wrong);
     ran++;
-    char kernels[64] = "";
-    ndx_cuda_step steps[NDX_CUDA_MAX_STEPS];
-    int n = ndx_cuda_plan_steps(plan, (uintptr_t)dd, (uintptr_t)ds, steps);
-    for (int k = 0; k < n; k++)
-      snprintf(kernels + strlen(kernels), sizeof kernels - strlen(kernels), "%s%s", k ? "+" : "",
-               ndx_cuda_step_name(&steps[k]));
-    double gbps = bytes / ms / 1e6, copy_gbps = bytes / ms_copy / 1e6, ratio = ms_copy / ms;
-    bool low = c->target > 0 && ratio < c->target;
-    below += low;
-    char target[16] = "";
-    if (c->target > 0) snprintf(target, sizeof target, "%.2f%s", c->target, low ? " LOW" : "");
-    printf("%-52s %-9s %-22s %8.1f %8.0f %8.0f %6.2f %6s%s\n", c->name, ndx_cuda_plan_path(plan),
-           kernels, bytes / 1048576.0, gbps, copy_gbps, ratio, target, bad ? "  WRONG RESULT" : "");
-    fflush(stdout);
-    if (csv)
-      fprintf(csv, "\"%s\",%s,%d,%s,%s,%zu,%.5f,%.1f,%.5f,%.1f,%.4f,%.2f,%d\n", c->name, c->group,
-              c->bits, ndx_cuda_plan_path(plan), kernels, bytes, ms, gbps, ms_copy, copy_gbps,
-              ratio, c->target, bad);
-    ndx_cuda_plan_destroy(plan);
   }
-  ran += run_index_cases(o, stream, csv, &below, &wrong);
+  if (o->compare)
+    printf("bench_cuda: gathers and scatters left out (no rework of their kernels)\n");
+  else
+    ran += run_index_cases(o, stream, csv, &below, &wrong);
   if (csv) fclose(csv);
   printf("bench_cuda: %d cases, %d below target, %d with wrong sampled elements%s%s\n", ran, below,
          wrong, o->csv ? "; CSV in " : "", o->csv ? o->csv : "");
@@ -547,10 +643,12 @@ int bench_cuda_run(const bench_cuda_opts *o) {
 
 #ifdef NDX_BENCH_CUDA_MAIN
 int main(int argc, char **argv) {
-  bench_cuda_opts o = {15, 5, NULL, NULL};
+  bench_cuda_opts o = {15, 5, NULL, NULL, 0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) {
       o.reps = 3, o.inner = 1;
+    } else if (!strcmp(argv[i], "--compare")) {
+      o.compare = 1;
     } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
       o.reps = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
@@ -558,7 +656,9 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
       o.only = argv[++i];
     } else {
-      fprintf(stderr, "usage: %s [--quick] [--reps N] [--csv PATH] [--only SUBSTRING]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--quick] [--compare] [--reps N] [--csv PATH] [--only SUBSTRING]\n",
+              argv[0]);
       return 2;
     }
   }

@@ -31,7 +31,9 @@
 #if defined(NDX_GPU_DEVICE_PASS)
 #define NDX_UNROLL _Pragma("unroll")
 #define NDX_UNROLL4 _Pragma("unroll 4")
+#define NDX_NO_UNROLL _Pragma("unroll 1")
 #else
+#define NDX_NO_UNROLL
 #define NDX_UNROLL
 #define NDX_UNROLL4
 #endif
@@ -65,6 +67,9 @@ template <> struct ix<0> {
   static NDX_HD word position_lead(const ndx_pack_head *p, int k, word i, int lead) {
     return ndx_position_lead_w32(p, k, i, lead);
   }
+  static NDX_HD word offset(const ndx_pack_head *p, int k) {
+    return ndx_offset_w32(p, k);
+  }
   static NDX_HD word extent(const ndx_pack_head *p, int a) {
     return ndx_extent_w32(p, a);
   }
@@ -92,6 +97,9 @@ template <> struct ix<1> {
   }
   static NDX_HD word position_lead(const ndx_pack_head *p, int k, word i, int lead) {
     return ndx_position_lead_w64(p, k, i, lead);
+  }
+  static NDX_HD word offset(const ndx_pack_head *p, int k) {
+    return ndx_offset_w64(p, k);
   }
   static NDX_HD word extent(const ndx_pack_head *p, int a) {
     return ndx_extent_w64(p, a);
@@ -472,10 +480,282 @@ NDX_HD void bytes_body(const ndx_cuda_args &a, ndx_u8 *__restrict__ dst,
     ix<W>::copy_bytes_item(pack_of(a), dst, src, B, item, a.chunk);
 }
 
+/* ---- transpose-32x8: 32x32 tiles, 32x8 threads, one barrier per tile ----- */
+
+/* transpose's pack and groups (k group read down the source's unit stride,
+ * j group written along the destination's), tiles of NDX_CUDA_T32_SIDE
+ * square, one batch entry each. The block's thread tid is column
+ * tx = tid % 32 of row ty = tid / 32. Shared memory: two tiles taken in
+ * turn, so that one barrier per tile is enough (a thread that writes tile
+ * n+1 into one buffer has passed barrier n, after every thread's reads of
+ * tile n-1 from it); row jj holds the tile's elements of that j at pitch
+ * 33, so the 32 threads of a row touch 32 banks on both sides. */
+#define NDX_T32 NDX_CUDA_T32_SIDE
+static_assert(NDX_CUDA_T32_SIDE * NDX_CUDA_T32_ROWS == NDX_CUDA_THREADS &&
+                  NDX_CUDA_T32_SIDE % NDX_CUDA_T32_ROWS == 0,
+              "a transpose-32x8 block is 32 columns of threads by whole rows");
+static_assert(NDX_CUDA_THREADS % NDX_CUDA_ROW_THREADS == 0, "a block holds whole row groups");
+static_assert(NDX_CUDA_ROW_VECTOR == 16, "warp-rows assembles uint4 vectors");
+template <int ES> struct t32_smem { typename vec<ES>::t data[2][NDX_T32][NDX_T32 + 1]; };
+
+/* One tile, placed by every thread from its block's coordinates: the batch
+ * entry's positions and the tile's origin and valid extents. */
+template <int W> struct t32_tile {
+  typename ix<W>::word base[2], k0, j0;
+  int32_t kn, jn;
+};
+
+template <int W>
+NDX_HD t32_tile<W> t32_place(const ndx_cuda_args &a, int64_t b, int64_t ik, int64_t ij) {
+  typedef typename ix<W>::word word;
+  const ndx_pack_head *p = pack_of(a);
+  int lead = (int)p->rank - 2 - a.gk - a.gj;
+  t32_tile<W> t;
+  for (int k = 0; k < 2; k++) t.base[k] = ix<W>::position_lead(p, k, (word)b, lead);
+  t.k0 = (word)ik * NDX_T32, t.j0 = (word)ij * NDX_T32;
+  word kl = (word)a.dk - t.k0, jl = (word)a.dj - t.j0;
+  t.kn = (int32_t)(kl < NDX_T32 ? kl : NDX_T32);
+  t.jn = (int32_t)(jl < NDX_T32 ? jl : NDX_T32);
+  return t;
+}
+
+/* A block's walk over its tiles: tile (b, ik, ij) from its coordinates
+ * blk[] (x: ij, y: ik, z: b), then on by the grid's extents g[], j fastest;
+ * buf is the shared buffer of the current tile. The kernel and the host
+ * emulator take the same walk. */
+struct t32_walk {
+  int64_t b, ik, ij;
+  int buf;
+};
+
+static NDX_HD bool t32_start(const ndx_cuda_args &a, const uint32_t *blk, t32_walk *w) {
+  w->b = blk[2], w->ik = blk[1], w->ij = blk[0], w->buf = 0;
+  return w->b < a.nbatch && w->ik < a.nk && w->ij < a.nj;
+}
+
+static NDX_HD bool t32_next(const ndx_cuda_args &a, const uint32_t *blk, const uint32_t *g,
+                            t32_walk *w) {
+  w->buf ^= 1;
+  if ((w->ij += g[0]) < a.nj) return true;
+  w->ij = blk[0];
+  if ((w->ik += g[1]) < a.nk) return true;
+  w->ik = blk[1];
+  return (w->b += g[2]) < a.nbatch;
+}
+
+/* The offset of index g of a group, split over (outer, inner) when the
+ * group has an outer axis. */
+template <int W>
+NDX_HD typename ix<W>::word t32_offset(const group<W> &g, int grouped, typename ix<W>::word i) {
+  return grouped ? g.template offset<true>(i) : g.template offset<false>(i);
+}
+
+/* Phase 1: thread (tx, ty) reads k = k0 + tx of rows j = j0 + ty + 8i (the
+ * source's unit stride across the 32 threads of a row), all loads before
+ * the shared stores. */
+template <int W, int ES>
+NDX_HD void t32_load(const ndx_cuda_args &a, const t32_tile<W> &t,
+                     typename vec<ES>::t (*sm)[NDX_T32 + 1], const ndx_u8 *__restrict__ src,
+                     int tid) {
+  typedef typename ix<W>::word word;
+  typedef typename vec<ES>::t T;
+  const int R = NDX_T32 / NDX_CUDA_T32_ROWS;
+  int tx = tid % NDX_T32, ty = tid / NDX_T32;
+  if (tx >= t.kn) return;
+  const ndx_pack_head *p = pack_of(a);
+  const group<W> gk = group_of<W>(a, p, 0, 1), gj = group_of<W>(a, p, 1, 1);
+  const T *S = (const T *)src;
+  word at = t.base[1] + t32_offset<W>(gk, a.gk, t.k0 + tx);
+  T v[R] = {};
+  NDX_UNROLL
+  for (int i = 0; i < R; i++) {
+    int jj = ty + i * NDX_CUDA_T32_ROWS;
+    if (jj < t.jn) {
+      word pos = at + t32_offset<W>(gj, a.gj, t.j0 + jj);
+      NDX_ACCESS(1, S + (int64_t)pos, ES);
+      v[i] = S[(int64_t)pos];
+    }
+  }
+  NDX_UNROLL
+  for (int i = 0; i < R; i++) {
+    int jj = ty + i * NDX_CUDA_T32_ROWS;
+    if (jj < t.jn) sm[jj][tx] = v[i];
+  }
+}
+
+/* Phase 2: thread (tx, ty) writes j = j0 + tx of rows k = k0 + ty + 8i (the
+ * destination's unit stride across a row of threads). */
+template <int W, int ES>
+NDX_HD void t32_store(const ndx_cuda_args &a, const t32_tile<W> &t,
+                      const typename vec<ES>::t (*sm)[NDX_T32 + 1], ndx_u8 *__restrict__ dst,
+                      int tid) {
+  typedef typename ix<W>::word word;
+  typedef typename vec<ES>::t T;
+  const int R = NDX_T32 / NDX_CUDA_T32_ROWS;
+  int tx = tid % NDX_T32, ty = tid / NDX_T32;
+  if (tx >= t.jn) return;
+  const ndx_pack_head *p = pack_of(a);
+  const group<W> gk = group_of<W>(a, p, 0, 0), gj = group_of<W>(a, p, 1, 0);
+  T *D = (T *)dst;
+  word at = t.base[0] + t32_offset<W>(gj, a.gj, t.j0 + tx);
+  NDX_UNROLL
+  for (int i = 0; i < R; i++) {
+    int kk = ty + i * NDX_CUDA_T32_ROWS;
+    if (kk < t.kn) {
+      word pos = at + t32_offset<W>(gk, a.gk, t.k0 + kk);
+      NDX_ACCESS(0, D + (int64_t)pos, ES);
+      D[(int64_t)pos] = sm[tx][kk];
+    }
+  }
+}
+
+/* ---- warp-rows: NDX_CUDA_ROW_THREADS threads per destination row ---------- */
+
+/* Element e of the row: one element moved. */
+template <int ES>
+NDX_HD void row_element(ndx_u8 *__restrict__ dst, const ndx_u8 *__restrict__ src, int64_t pd,
+                        int64_t sd, int64_t ps, int64_t ss, int64_t e) {
+  typedef typename vec<ES>::t T;
+  const T *S = (const T *)src + ps + e * ss;
+  T *D = (T *)dst + pd + e * sd;
+  NDX_ACCESS(1, S, ES);
+  NDX_ACCESS(0, D, ES);
+  *D = *S;
+}
+
+/* Vectors lane, lane + 32, ... of nv, aligned on both sides: four loads in
+ * flight before their stores. */
+template <int VB>
+NDX_HD void row_vectors(const typename vec<VB>::t *__restrict__ S,
+                        typename vec<VB>::t *__restrict__ D, int64_t nv, int lane) {
+  typedef typename vec<VB>::t V;
+  const int L = NDX_CUDA_ROW_THREADS, U = 4;
+  for (int64_t v0 = lane; v0 < nv; v0 += (int64_t)L * U) {
+    V w[U] = {};
+    NDX_UNROLL
+    for (int u = 0; u < U; u++)
+      if (v0 + u * L < nv) {
+        NDX_ACCESS(1, S + v0 + u * L, VB);
+        w[u] = S[v0 + u * L];
+      }
+    NDX_UNROLL
+    for (int u = 0; u < U; u++)
+      if (v0 + u * L < nv) {
+        NDX_ACCESS(0, D + v0 + u * L, VB);
+        D[v0 + u * L] = w[u];
+      }
+  }
+}
+
+/* The 16-byte vector of 16 / ES elements e[0 ..] (element 0 lowest, as a
+ * vector load on these little-endian machines gives it). */
+template <int ES> static NDX_HD uint4 assembled(const typename vec<ES>::t *e) {
+  if constexpr (ES == 16) {
+    return e[0];
+  } else {
+    ndx_u32 w[4];
+    NDX_UNROLL
+    for (int k = 0; k < 4; k++) {
+      if constexpr (ES == 8) {
+        w[k] = (ndx_u32)(e[k / 2] >> (32 * (k % 2)));
+      } else {
+        ndx_u32 x = 0;
+        NDX_UNROLL
+        for (int i = 0; i < 4 / ES; i++) x |= (ndx_u32)e[k * (4 / ES) + i] << (8 * ES * i);
+        w[k] = x;
+      }
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  }
+}
+
+/* Destination vectors lane, lane + 32, ... of nv, each assembled from its
+ * elements read one by one at source stride ss (0: one element repeated). */
+template <int ES>
+NDX_HD void row_assembled(const typename vec<ES>::t *__restrict__ S, int64_t ss,
+                          uint4 *__restrict__ D, int64_t nv, int lane) {
+  typedef typename vec<ES>::t T;
+  const int VEL = 16 / ES;
+  for (int64_t v = lane; v < nv; v += NDX_CUDA_ROW_THREADS) {
+    T e[VEL];
+    NDX_UNROLL
+    for (int i = 0; i < VEL; i++) {
+      const T *at = S + (v * VEL + i) * ss;
+      NDX_ACCESS(1, at, ES);
+      e[i] = *at;
+    }
+    NDX_ACCESS(0, D + v, 16);
+    D[v] = assembled<ES>(e);
+  }
+}
+
+/* Thread `lane` of a row's threads copies the row whose first elements are
+ * at pd (destination, stride sd) and ps (source, stride ss), n elements:
+ * with sd == 1, the head up to the destination's first 16-byte boundary
+ * and the tail one element per thread (both are shorter than a vector), the
+ * vectors between one per thread in turn (read as vectors where ss == 1 and
+ * the source is aligned there too, else element by element); otherwise
+ * every element on its own. */
+template <int ES>
+NDX_HD void row_body(ndx_u8 *__restrict__ dst, const ndx_u8 *__restrict__ src, int64_t pd,
+                     int64_t sd, int64_t ps, int64_t ss, int64_t n, int lane) {
+  typedef typename vec<ES>::t T;
+  typedef typename vec<NDX_CUDA_ROW_VECTOR>::t V;
+  const int VEL = NDX_CUDA_ROW_VECTOR / ES;
+  if (sd != 1) {
+    NDX_NO_UNROLL
+    for (int64_t e = lane; e < n; e += NDX_CUDA_ROW_THREADS)
+      row_element<ES>(dst, src, pd, sd, ps, ss, e);
+    return;
+  }
+  int off = (int)((uintptr_t)(dst + pd * ES) % NDX_CUDA_ROW_VECTOR);
+  int64_t head = ((NDX_CUDA_ROW_VECTOR - off) % NDX_CUDA_ROW_VECTOR) / ES;
+  head = head < n ? head : n;
+  int64_t nv = (n - head) / VEL, tail = n - head - nv * VEL;
+  if (lane < head) row_element<ES>(dst, src, pd, 1, ps, ss, lane);
+  if (nv > 0) {
+    const T *S = (const T *)src + ps + head * ss;
+    V *D = (V *)((T *)dst + pd + head);
+    if (ss == 1 && (uintptr_t)S % NDX_CUDA_ROW_VECTOR == 0)
+      row_vectors<NDX_CUDA_ROW_VECTOR>((const V *)S, D, nv, lane);
+    else
+      row_assembled<ES>(S, ss, D, nv, lane);
+  }
+  if (lane < tail) row_element<ES>(dst, src, pd, 1, ps, ss, head + nv * VEL + lane);
+}
+
+/* Thread tid of nthreads: group tid / 32 takes segments tid / 32,
+ * + nthreads / 32, ...; each segment's row by one 64-bit magic division,
+ * the row's two positions by one pass over the outer axes
+ * (ndx_position_lead for both operands, the divisions shared). */
+template <int W, int ES>
+NDX_HD void warp_rows_body(const ndx_cuda_args &a, ndx_u8 *__restrict__ dst,
+                           const ndx_u8 *__restrict__ src, int64_t tid, int64_t nthreads) {
+  typedef typename ix<W>::word word;
+  const ndx_pack_head *p = pack_of(a);
+  int r = (int)p->rank, lane = (int)(tid % NDX_CUDA_ROW_THREADS);
+  int64_t sd = ix<W>::stride(p, 0, r - 1), ss = ix<W>::stride(p, 1, r - 1);
+  int64_t groups = nthreads / NDX_CUDA_ROW_THREADS, items = a.count, chunk = a.chunk, n = a.dj;
+  for (int64_t item = tid / NDX_CUDA_ROW_THREADS; item < items; item += groups) {
+    int64_t row = div64(item, a.mnj, a.snj), first = (item - row * a.nj) * chunk;
+    int64_t len = n - first < chunk ? n - first : chunk;
+    word i = (word)row, pd = ix<W>::offset(p, 0), ps = ix<W>::offset(p, 1);
+    for (int x = r - 2; x > 0; x--) {
+      word q = ix<W>::div(i, ix<W>::magic(p, x), ix<W>::shift(p, x));
+      word digit = i - q * ix<W>::extent(p, x);
+      pd += digit * ix<W>::stride(p, 0, x), ps += digit * ix<W>::stride(p, 1, x);
+      i = q;
+    }
+    if (r > 1) pd += i * ix<W>::stride(p, 0, 0), ps += i * ix<W>::stride(p, 1, 0);
+    row_body<ES>(dst, src, pd + first * sd, sd, ps + first * ss, ss, len, lane);
+  }
+}
+
 /* ---- Choosing the instantiation ------------------------------------------ */
 
-/* Calls f.flat<W, ES, VB, MODE>(), f.tile<W, ES, SIMPLE>(), f.words<W, B>() or
- * f.bytes<W, B>() for the kernel a step runs (its vector width already
+/* Calls f.flat<W, ES, VB, MODE>(), f.tile<W, ES, SIMPLE>(), f.words<W, B>(),
+ * f.bytes<W, B>(), f.tile32<W, ES>() or f.warp_rows<W, ES>() for the kernel a
+ * step runs (its vector width already
  * chosen, ndx_cuda_plan_steps); false when there is none. The CUDA launcher
  * and the host emulator both go through here, so they run the same bodies. */
 template <class F, int W, int ES> static bool pick_flat(F &f, int vb, int kernel) {
@@ -529,6 +809,35 @@ template <class F, int W, bool SIMPLE> static bool pick_tile(F &f, int bits) {
   return false;
 }
 
+/* f.tile32<W, ES>() (which 0) or f.warp_rows<W, ES>() (which 1) for 8..128
+ * bits. */
+template <class F, int W, int ES> static void pick_new_es(F &f, int which) {
+  if (which)
+    f.template warp_rows<W, ES>();
+  else
+    f.template tile32<W, ES>();
+}
+template <class F, int W> static bool pick_new(F &f, int bits, int which) {
+  switch (bits) {
+  case 8:
+    pick_new_es<F, W, 1>(f, which);
+    return true;
+  case 16:
+    pick_new_es<F, W, 2>(f, which);
+    return true;
+  case 32:
+    pick_new_es<F, W, 4>(f, which);
+    return true;
+  case 64:
+    pick_new_es<F, W, 8>(f, which);
+    return true;
+  case 128:
+    pick_new_es<F, W, 16>(f, which);
+    return true;
+  }
+  return false;
+}
+
 template <class F, int W> static bool pick_w(F &f, const ndx_cuda_step *s) {
   const ndx_cuda_args &a = s->args;
   int vb = a.vel * (a.bits / 8);
@@ -571,6 +880,10 @@ template <class F, int W> static bool pick_w(F &f, const ndx_cuda_step *s) {
       return true;
     }
     return false;
+  case NDX_CUDA_TRANSPOSE_32X8:
+    return pick_new<F, W>(f, a.bits, 0);
+  case NDX_CUDA_WARP_ROWS:
+    return pick_new<F, W>(f, a.bits, 1);
   case NDX_CUDA_BYTES:
     switch (a.bits) {
     case 1:

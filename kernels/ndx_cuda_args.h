@@ -24,7 +24,21 @@
  *              shared memory, so every destination word has one writer.
  *   bytes      widths 1, 2, 4: destination bytes [first + i*chunk, ...) per
  *              thread (ndx_copy_bytes_item): each byte has one writer and
- *              keeps its bits that belong to no destination element. */
+ *              keeps its bits that belong to no destination element.
+ * Two reworks run next to them where kernels/ndx_cuda_select.h (or the
+ * planner flag NDX_CUDA_PLAN_NEW) says so:
+ *   transpose-32x8  transpose's pack and groups, square tiles of 32 x 32,
+ *              32 x 8 threads, each thread moving 4 elements per phase; every
+ *              thread places its tile from blockIdx (x along j, y along k,
+ *              z the batch entry) with no division; one barrier per tile,
+ *              two shared buffers taken in turn, rows padded by one element.
+ *   warp-rows  NDX_CUDA_ROW_THREADS threads per segment of a destination
+ *              row of the pack (its innermost axis, dj elements, cut into nj
+ *              segments of `chunk`; `count` segments in all): the segment's
+ *              two positions once, then consecutive elements per thread,
+ *              16-byte vectors where the destination's stride is 1 (read as
+ *              vectors too where the source's is 1 and aligned, else
+ *              element by element: one element repeated where it is 0). */
 #ifndef NDX_CUDA_ARGS_H
 #define NDX_CUDA_ARGS_H
 
@@ -51,13 +65,15 @@ enum ndx_cuda_kernel {
   NDX_CUDA_TRANSPOSE,       /* transpose by tiles */
   NDX_CUDA_TRANSPOSE_WORDS, /* transpose by 32-bit words */
   NDX_CUDA_BYTES,           /* bytes */
+  NDX_CUDA_TRANSPOSE_32X8,  /* transpose by 32x32 tiles, 32x8 threads */
+  NDX_CUDA_WARP_ROWS,       /* one warp per destination row */
   NDX_CUDA_KERNELS
 };
 
 /* The kernel's arguments, passed by value (under CUDA's 4 KiB). */
 typedef struct ndx_cuda_args {
-  int64_t count; /* rows, gather: items; transpose: tiles; bytes: items */
-  int64_t chunk; /* bytes: destination bytes per item */
+  int64_t count; /* rows, gather: items; transpose: tiles; bytes: items; warp-rows: segments */
+  int64_t chunk; /* bytes: destination bytes per item; warp-rows: elements per segment */
   int32_t vel;   /* rows, gather: elements per item (a power of two <= 16 bytes) */
   int32_t bits;  /* element width */
   /* transpose: the tile and how tile indices split. */
@@ -67,10 +83,11 @@ typedef struct ndx_cuda_args {
   int32_t lk, lj;     /* tiles: their log2 when pow2 */
   uint32_t mk, mj;    /* tiles: their 32-bit magic numbers otherwise */
   int32_t sk, sj;     /*        and shifts */
-  int64_t dk, dj;     /* extents of the k and j groups that this step covers */
-  int64_t nk, nj;     /* tiles along k and along j */
+  int64_t dk, dj;     /* extents of the k and j groups that this step covers; warp-rows: dj
+                       * elements per row */
+  int64_t nk, nj;     /* tiles along k and along j; warp-rows: nj segments per row */
   int64_t nbatch;     /* batch entries (product of the other extents) */
-  uint64_t mnj, mnk;  /* 64-bit magic numbers of nj and nk */
+  uint64_t mnj, mnk;  /* 64-bit magic numbers of nj and nk (warp-rows: nj) */
   int32_t snj, snk;   /* and shifts */
   uint64_t pack[NDX_CUDA_PACK_BYTES / 8]; /* the step's pack */
 } ndx_cuda_args;
@@ -127,9 +144,10 @@ int ndx_cuda_index_launch_copy(const ndx_cuda_index_args *a, int64_t blocks, voi
                                void *dst, const void *src, const void *index,
                                const uint32_t *status);
 
-/* The launch geometry of a kernel step: blocks of NDX_CUDA_THREADS
- * (src/device/cuda_plan.c). */
-int64_t ndx_cuda_blocks(const ndx_cuda_step *s);
+/* The launch geometry of a kernel step: grid[0..2] blocks along x, y, z,
+ * each of NDX_CUDA_THREADS threads along x; returns their product, 0 for
+ * none (src/device/cuda_plan.c). */
+int64_t ndx_cuda_grid(const ndx_cuda_step *s, uint32_t grid[3]);
 
 /* Runs one kernel step on `stream`; returns the CUDA error code (0 for
  * success). Defined in kernels/ndx_copy.cu. */

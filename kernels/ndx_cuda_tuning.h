@@ -21,6 +21,30 @@
 #define NDX_CUDA_TILE_ELEMS 1024
 #define NDX_CUDA_TILE_BATCH 64
 
+/* transpose-32x8, the rework of transpose (emulator-tested only, not yet
+ * measured on a GPU; kernels/ndx_cuda_select.h says where it runs): square
+ * tiles of NDX_CUDA_T32_SIDE elements a side, the block's threads seen as
+ * NDX_CUDA_T32_SIDE columns by NDX_CUDA_T32_ROWS rows, so that each thread
+ * moves NDX_CUDA_T32_SIDE / NDX_CUDA_T32_ROWS elements per phase. Tiles are
+ * placed by blockIdx (x: along j, y: along k, z: batch entries); y and z
+ * stop at the hardware's NDX_CUDA_GRID_YZ and the blocks loop over the rest. */
+#define NDX_CUDA_T32_SIDE 32
+#define NDX_CUDA_T32_ROWS (NDX_CUDA_THREADS / NDX_CUDA_T32_SIDE)
+#define NDX_CUDA_GRID_YZ 65535
+
+/* warp-rows (emulator-tested only, like transpose-32x8): NDX_CUDA_ROW_THREADS
+ * consecutive threads (a warp on NVIDIA) take one destination row, with
+ * NDX_CUDA_ROW_VECTOR-byte vectors where the row's alignment allows. A row
+ * of at least NDX_CUDA_LONG_ROW_BYTES (one vector per thread) is "long" in
+ * the selection table. */
+#define NDX_CUDA_ROW_THREADS 32
+#define NDX_CUDA_ROW_VECTOR 16
+#define NDX_CUDA_LONG_ROW_BYTES (NDX_CUDA_ROW_THREADS * NDX_CUDA_ROW_VECTOR)
+/* warp-rows: a longer row is cut into segments of this many bytes (eight
+ * vectors per thread), each taken by one group of threads, so that a few
+ * long rows still fill the device. */
+#define NDX_CUDA_ROW_SEGMENT_BYTES (8 * NDX_CUDA_LONG_ROW_BYTES)
+
 /* transpose by words, for `bits`-bit elements (E = 32/bits per word): a tile
  * of NDX_CUDA_WORDS_K words along k by NDX_CUDA_WORDS_J blocks of E
  * elements along j. */

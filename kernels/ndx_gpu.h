@@ -22,7 +22,9 @@
  *     messages.
  * Nothing in the kernels depends on the warp size: threads exchange data
  * only through shared memory and __syncthreads, never by warp shuffles,
- * votes or lockstep, so AMD's 64-wide wavefronts run them unchanged. */
+ * votes or lockstep, so AMD's 64-wide wavefronts run them unchanged
+ * (warp-rows' groups of 32 threads are a warp on NVIDIA, half a wavefront
+ * there). */
 #ifndef NDX_GPU_H
 #define NDX_GPU_H
 

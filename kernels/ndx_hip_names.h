@@ -25,7 +25,7 @@
 #define ndx_cuda_plan_create_flags ndx_hip_plan_create_flags
 #define ndx_cuda_step_name ndx_hip_step_name
 #define ndx_cuda_plan_steps ndx_hip_plan_steps
-#define ndx_cuda_blocks ndx_hip_blocks
+#define ndx_cuda_grid ndx_hip_grid
 #define ndx_cuda_launch_step ndx_hip_launch_step
 #define ndx_cuda_index_fill ndx_hip_index_fill
 #define ndx_cuda_index_flags ndx_hip_index_flags

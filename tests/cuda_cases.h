@@ -150,7 +150,7 @@ static inline void cuda_random_case(oracle_rng *r, int k, int bits, cuda_case *c
 /* Named case `k` (0 <= k < CUDA_NAMED) at `bits`: the shapes and moves of
  * the speed cases, small, plus the edges of every kernel. Returns 0 past
  * the end. */
-#define CUDA_NAMED 24
+#define CUDA_NAMED 25
 static inline int cuda_named_case(int k, int bits, cuda_case *c) {
   /* WORDS tiles: k >= 32*E and j >= 8*E elements, E = 32/bits (16 bits at most) */
   int64_t e = bits <= 16 ? 32 / bits : 2, tk = 32 * e, tj = 8 * e;
@@ -328,6 +328,15 @@ static inline int cuda_named_case(int k, int bits, cuda_case *c) {
     if (ndx_unfold(&c->src, &p, 1, &w) != NDX_OK) abort();
     c->dst = cuda_contig(c->src.rank, c->src.shape);
     snprintf(c->name, sizeof c->name, "windows");
+    return 1;
+  }
+  case 24: { /* one long strided row: warp-rows' segments */
+    int64_t n[1] = {10003};
+    ndx_layout p = cuda_contig(1, n);
+    ndx_range rg[1] = {{1, 5001, 2}};
+    if (ndx_slice(&c->src, &p, rg) != NDX_OK) abort();
+    c->dst = cuda_contig(1, c->src.shape);
+    snprintf(c->name, sizeof c->name, "long row, step 2");
     return 1;
   }
   }

@@ -540,6 +540,16 @@ Test(cuda, transposes_without_words) {
   device_cases(NDX_CUDA_PLAN_NO_WORDS, true, 0);
 }
 
+/* transpose-32x8 and warp-rows, which the selection table does not pick
+ * yet (kernels/ndx_cuda_select.h) */
+Test(cuda, new_kernels_every_width) {
+  device_cases(NDX_CUDA_PLAN_NEW, true, 100);
+}
+
+Test(cuda, new_kernels_64_bit_index_math) {
+  device_cases(NDX_CUDA_PLAN_NEW | NDX_CUDA_PLAN_WIDE, true, 30);
+}
+
 Test(cuda, plans_are_reusable_on_streams) {
   NEED_DEVICE();
   arena();

@@ -54,12 +54,14 @@ const unsigned char *ndx_emu_lo[2], *ndx_emu_hi[2];
 long long ndx_emu_faults;
 
 static long long kernel_runs[NDX_CUDA_KERNELS][3]; /* [kernel][variant] steps emulated */
+static long long segmented_rows;                   /* warp-rows steps with rows cut in segments */
 
 struct emulator {
   const ndx_cuda_step *s;
   uint8_t *dst;
   const uint8_t *src;
   int64_t blocks;
+  uint32_t grid[3];
 
   template <int W, int ES, int VB, int MODE> void flat() {
     int64_t n = blocks * NDX_CUDA_THREADS;
@@ -93,25 +95,79 @@ struct emulator {
     int64_t n = blocks * NDX_CUDA_THREADS;
     for (int64_t tid = 0; tid < n; tid++) bytes_body<W, B>(s->args, dst, src, tid, n);
   }
+  /* Each block's tiles in the kernel's order. Between barrier n and n+1 a
+   * thread may store tile n after others have loaded tile n+1: the most
+   * the single barrier allows, so all threads load tile n+1 first. */
+  template <int W, int ES> void tile32() {
+    const ndx_cuda_args &a = s->args;
+    std::vector<t32_smem<ES>> sm(1);
+    memset((void *)sm.data(), 0xa5, sizeof sm[0]);
+    uint32_t blk[3];
+    for (blk[2] = 0; blk[2] < grid[2]; blk[2]++)
+      for (blk[1] = 0; blk[1] < grid[1]; blk[1]++)
+        for (blk[0] = 0; blk[0] < grid[0]; blk[0]++) {
+          std::vector<t32_walk> walk;
+          t32_walk w;
+          for (bool more = t32_start(a, blk, &w); more; more = t32_next(a, blk, grid, &w))
+            walk.push_back(w);
+          for (size_t n = 0; n <= walk.size(); n++) {
+            if (n < walk.size()) {
+              t32_tile<W> t = t32_place<W>(a, walk[n].b, walk[n].ik, walk[n].ij);
+              for (int tid = 0; tid < NDX_CUDA_THREADS; tid++)
+                t32_load<W, ES>(a, t, sm[0].data[walk[n].buf], src, tid);
+            }
+            if (n > 0) {
+              const t32_walk &v = walk[n - 1];
+              t32_tile<W> t = t32_place<W>(a, v.b, v.ik, v.ij);
+              for (int tid = 0; tid < NDX_CUDA_THREADS; tid++)
+                t32_store<W, ES>(a, t, sm[0].data[v.buf], dst, tid);
+            }
+          }
+        }
+  }
+  template <int W, int ES> void warp_rows() {
+    int64_t n = blocks * NDX_CUDA_THREADS;
+    for (int64_t tid = 0; tid < n; tid++) warp_rows_body<W, ES>(s->args, dst, src, tid, n);
+  }
 };
 
+/* The variant of a step, for the coverage checks: transpose's tiles
+ * (0 general, 1 simple, 2 grouped axes), transpose-32x8's (0 plain, 1
+ * grouped), warp-rows' source (0 unit stride, 1 broadcast, 2 other). */
+static int variant_of(const ndx_cuda_step *s) {
+  const ndx_cuda_args &a = s->args;
+  if (s->kernel == NDX_CUDA_TRANSPOSE) return a.gk || a.gj ? 2 : a.pow2 ? 1 : 0;
+  if (s->kernel == NDX_CUDA_TRANSPOSE_32X8) return a.gk || a.gj ? 1 : 0;
+  if (s->kernel == NDX_CUDA_WARP_ROWS) {
+    const ndx_pack_head *p = (const ndx_pack_head *)a.pack;
+    int64_t ss =
+        s->wide ? ndx_stride_w64(p, 1, (int)p->rank - 1) : ndx_stride_w32(p, 1, (int)p->rank - 1);
+    return ss == 1 ? 0 : ss == 0 ? 1 : 2;
+  }
+  return 0;
+}
+
 /* Runs the plan's steps for these pointers; false (with a message) when a
- * step has no kernel. */
-static bool emulate(const ndx_cuda_plan *plan, uint8_t *dst, const uint8_t *src, char *why,
-                    size_t size) {
+ * step has no kernel. `small`: the new kernels with a grid of at most 2
+ * blocks along each axis (their loops over the rest must cover it). */
+static bool emulate(const ndx_cuda_plan *plan, uint8_t *dst, const uint8_t *src, bool small,
+                    char *why, size_t size) {
   ndx_cuda_step steps[NDX_CUDA_MAX_STEPS];
   int n = ndx_cuda_plan_steps(plan, (uintptr_t)dst, (uintptr_t)src, steps);
   for (int k = 0; k < n; k++) {
     const ndx_cuda_step *s = &steps[k];
-    int variant = 0;
-    if (s->kernel == NDX_CUDA_TRANSPOSE)
-      variant = s->args.gk || s->args.gj ? 2 : s->args.pow2 ? 1 : 0;
-    kernel_runs[s->kernel][variant]++;
+    kernel_runs[s->kernel][variant_of(s)]++;
+    segmented_rows += s->kernel == NDX_CUDA_WARP_ROWS && s->args.nj > 1;
     if (s->kernel == NDX_CUDA_BUFFER) {
       memcpy(dst + s->dst_off, src + s->src_off, s->bytes);
       continue;
     }
-    emulator e = {s, dst, src, ndx_cuda_blocks(s)};
+    emulator e = {s, dst, src, 0, {1, 1, 1}};
+    e.blocks = ndx_cuda_grid(s, e.grid);
+    if (small && s->kernel >= NDX_CUDA_TRANSPOSE_32X8) {
+      for (int d = 0; d < 3; d++) e.grid[d] = e.grid[d] < 2 ? e.grid[d] : 2;
+      e.blocks = (int64_t)e.grid[0] * e.grid[1] * e.grid[2];
+    }
     if (!pick(e, s)) {
       snprintf(why, size, "step %d (%s, vel %d) has no kernel", k, ndx_cuda_step_name(s),
                s->args.vel);
@@ -148,7 +204,7 @@ static bool run_case(const cuda_case *c, unsigned flags, int dshift, int sshift,
   ndx_span(&c->src, &lo, &hi);
   ndx_emu_lo[1] = s + lo * c->bits / 8, ndx_emu_hi[1] = s + (hi * c->bits + 7) / 8;
   ndx_emu_faults = 0;
-  if (!emulate(&plan, d, s, why, size)) return false;
+  if (!emulate(&plan, d, s, seed % 2 == 1, why, size)) return false;
   if (ndx_emu_faults) {
     char desc[1500];
     snprintf(why, size, "%lld accesses off alignment or outside the span (path %s): %s",
@@ -332,14 +388,29 @@ int main(int argc, char **argv) {
   bool quick = false;
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--quick")) quick = true;
-  const unsigned flag_sets[] = {0, NDX_CUDA_PLAN_WIDE, NDX_CUDA_PLAN_GATHER,
-                                NDX_CUDA_PLAN_GATHER | NDX_CUDA_PLAN_WIDE, NDX_CUDA_PLAN_NO_WORDS};
-  const char *flag_names[] = {"", ", 64-bit", ", gather only", ", gather only, 64-bit",
-                              ", no words"};
+  const unsigned flag_sets[] = {0,
+                                NDX_CUDA_PLAN_WIDE,
+                                NDX_CUDA_PLAN_GATHER,
+                                NDX_CUDA_PLAN_GATHER | NDX_CUDA_PLAN_WIDE,
+                                NDX_CUDA_PLAN_NO_WORDS,
+                                NDX_CUDA_PLAN_NEW,
+                                NDX_CUDA_PLAN_NEW | NDX_CUDA_PLAN_WIDE,
+                                NDX_CUDA_PLAN_NEW | NDX_CUDA_PLAN_GATHER,
+                                NDX_CUDA_PLAN_NEW | NDX_CUDA_PLAN_NO_WORDS};
+  const char *flag_names[] = {"",
+                              ", 64-bit",
+                              ", gather only",
+                              ", gather only, 64-bit",
+                              ", no words",
+                              ", new kernels",
+                              ", new kernels, 64-bit",
+                              ", new kernels, gather only",
+                              ", new kernels, no words"};
+  const int nflags = (int)(sizeof flag_sets / sizeof flag_sets[0]);
   int nrandom = quick ? 40 : 150;
   for (int w = 0; w < CUDA_NWIDTHS; w++) {
     int bits = cuda_widths[w], es = bits >= 8 ? bits / 8 : 1;
-    for (int f = 0; f < 5; f++) {
+    for (int f = 0; f < nflags; f++) {
       char name[128];
       std::string why;
       int cases = 0, failures = 0;
@@ -353,7 +424,7 @@ int main(int argc, char **argv) {
         cuda_case c;
         if (!cuda_named_case(k, bits, &c)) continue;
         for (int sh = 0; sh < 3; sh++) {
-          if (sh > 0 && (quick || f != 0)) break;
+          if (sh > 0 && (quick || (flag_sets[f] & ~NDX_CUDA_PLAN_NEW) != 0)) break;
           char one[4096];
           cases++;
           if (!run_case(&c, flag_sets[f], shifts[sh][0], shifts[sh][1], (uint64_t)k, one,
@@ -388,12 +459,22 @@ int main(int argc, char **argv) {
                {NDX_CUDA_TRANSPOSE, 1, "transpose (simple tiles)"},
                {NDX_CUDA_TRANSPOSE, 2, "transpose (grouped axes)"},
                {NDX_CUDA_TRANSPOSE_WORDS, 0, "transpose-words"},
-               {NDX_CUDA_BYTES, 0, "bytes"}};
+               {NDX_CUDA_BYTES, 0, "bytes"},
+               {NDX_CUDA_TRANSPOSE_32X8, 0, "transpose-32x8"},
+               {NDX_CUDA_TRANSPOSE_32X8, 1, "transpose-32x8 (grouped axes)"},
+               {NDX_CUDA_WARP_ROWS, 0, "warp-rows (unit source stride)"},
+               {NDX_CUDA_WARP_ROWS, 1, "warp-rows (broadcast source)"},
+               {NDX_CUDA_WARP_ROWS, 2, "warp-rows (strided source)"}};
   for (auto &k : kinds) {
     char name[96];
     snprintf(name, sizeof name, "the %s kernel ran (%lld steps)", k.name,
              kernel_runs[k.kernel][k.mode]);
     tap(kernel_runs[k.kernel][k.mode] > 0, name, "never planned by any case");
+  }
+  {
+    char name[96];
+    snprintf(name, sizeof name, "warp-rows cut rows into segments (%lld steps)", segmented_rows);
+    tap(segmented_rows > 0, name, "no case had a row longer than a segment");
   }
   /* gathers and scatters, by width */
   std::string iwhy[CUDA_NWIDTHS];

@@ -8,7 +8,10 @@
  * flip (gather-flip); transpose -> tiles through shared memory, or for
  * aligned widths of 16 bits or less 32-bit word tiles (with their edge
  * strips as plans of their own, and the whole copy without words for
- * pointers off a word); bytes -> destination byte ranges. */
+ * pointers off a word); bytes -> destination byte ranges. Where the
+ * selection table (kernels/ndx_cuda_select.h) or NDX_CUDA_PLAN_NEW says so,
+ * a transpose runs transpose-32x8 and rows, gathers and broadcast columns
+ * warp-rows instead. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +20,7 @@
 #include "host/copy_plan.h"
 #include "host/ndx_internal.h"
 #include "ndx_copy_items.h"
+#include "ndx_cuda_select.h"
 
 /* CUDA's kernels add word transposes to the common paths; contiguous copies
  * are cudaMemcpyAsync at every size, rows need unit strides on both sides. */
@@ -79,19 +83,40 @@ static ndx_status run_step(ndx_cuda_step *s, const ndx_copy_plan *p, int kernel)
   return st;
 }
 
-/* transpose by tiles. The plan's pair is [batch..., K, J]; a short K or J
+/* warp-rows over the plan's pair: its innermost axis is the row, cut into
+ * segments of NDX_CUDA_ROW_SEGMENT_BYTES. */
+static ndx_status warp_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
+  const ndx_operands *q = &p->q;
+  ndx_status st = start_step(s, NDX_CUDA_WARP_ROWS, p, q);
+  ndx_cuda_args *a = &s->args;
+  a->dj = q->shape[q->rank - 1];
+  a->chunk = min64(a->dj, NDX_CUDA_ROW_SEGMENT_BYTES / (p->bits / 8));
+  a->nj = ceil_div(a->dj, a->chunk);
+  magic64(a->nj, &a->mnj, &a->snj);
+  a->count = q->numel / a->dj * a->nj;
+  return st;
+}
+
+/* The shape class of a rows or gather plan (bits >= 8, rank >= 1). */
+static int row_shape(const ndx_copy_plan *p) {
+  const ndx_operands *q = &p->q;
+  int64_t bytes = q->shape[q->rank - 1] * (p->bits / 8);
+  return bytes >= NDX_CUDA_LONG_ROW_BYTES ? NDX_CUDA_SHAPE_LONG_ROWS : NDX_CUDA_SHAPE_SHORT_ROWS;
+}
+
+/* A transpose's groups. The plan's pair is [batch..., K, J]; a short K or J
  * joins the axis that continues its run on its side, giving [batch...,
- * (K2), K, (J2), J] (gk, gj: whether K2, J2 are there). */
-static ndx_status tile_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
-  ndx_operands q = p->q;
-  int r = q.rank, k = r - 2, j = r - 1, k2 = -1, j2 = -1;
+ * (K2), K, (J2), J] in *q (gk, gj: whether K2, J2 are there). */
+static void tile_groups(const ndx_copy_plan *p, ndx_operands *q, int *gk, int *gj) {
+  *q = p->q;
+  int r = p->q.rank, k = r - 2, j = r - 1, k2 = -1, j2 = -1;
   const int64_t side = NDX_CUDA_TILE_SIDE;
-  if (q.shape[j] < side)
+  if (p->q.shape[j] < side)
     for (int a = 0; a < k && j2 < 0; a++)
-      if (q.strides[0][a] == q.shape[j] * q.strides[0][j]) j2 = a;
-  if (q.shape[k] < side)
+      if (p->q.strides[0][a] == p->q.shape[j] * p->q.strides[0][j]) j2 = a;
+  if (p->q.shape[k] < side)
     for (int a = 0; a < k && k2 < 0; a++)
-      if (a != j2 && q.strides[1][a] == q.shape[k] * q.strides[1][k]) k2 = a;
+      if (a != j2 && p->q.strides[1][a] == p->q.shape[k] * p->q.strides[1][k]) k2 = a;
   int perm[NDX_MAX_RANK], n = 0;
   for (int a = 0; a < k; a++)
     if (a != k2 && a != j2) perm[n++] = a;
@@ -99,12 +124,59 @@ static ndx_status tile_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
   perm[n++] = k;
   if (j2 >= 0) perm[n++] = j2;
   perm[n++] = j;
-  ndx_operands_permute(&q, perm);
+  ndx_operands_permute(q, perm);
+  *gk = k2 >= 0, *gj = j2 >= 0;
+}
+
+/* The extents of the k and j groups of a grouped pair. */
+static void group_extents(const ndx_operands *q, int gk, int gj, int64_t *dk, int64_t *dj) {
+  int r = q->rank, kin = r - 2 - gj;
+  *dk = q->shape[kin] * (gk ? q->shape[kin - 1] : 1);
+  *dj = q->shape[r - 1] * (gj ? q->shape[r - 2] : 1);
+}
+
+/* The shape class of a transpose plan (not by words). */
+static int tile_shape(const ndx_copy_plan *p) {
+  if (p->q.strides[1][p->q.rank - 1] == 0) return NDX_CUDA_SHAPE_COLUMNS;
+  ndx_operands q;
+  int gk, gj;
+  int64_t dk, dj;
+  tile_groups(p, &q, &gk, &gj);
+  group_extents(&q, gk, gj, &dk, &dj);
+  if (gk || gj) return NDX_CUDA_SHAPE_GROUPED;
+  return dk >= NDX_CUDA_T32_SIDE && dj >= NDX_CUDA_T32_SIDE ? NDX_CUDA_SHAPE_TILES
+                                                            : NDX_CUDA_SHAPE_SKINNY;
+}
+
+/* transpose-32x8 over the grouped pair: square tiles, one batch entry each. */
+static ndx_status t32_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
+  ndx_operands q;
+  int gk, gj;
+  tile_groups(p, &q, &gk, &gj);
+  ndx_status st = start_step(s, NDX_CUDA_TRANSPOSE_32X8, p, &q);
+  ndx_cuda_args *a = &s->args;
+  a->gk = gk, a->gj = gj;
+  group_extents(&q, gk, gj, &a->dk, &a->dj);
+  a->tk = a->tj = NDX_CUDA_T32_SIDE;
+  a->tb = 1;
+  a->nk = ceil_div(a->dk, a->tk);
+  a->nj = ceil_div(a->dj, a->tj);
+  a->nbatch = q.numel / (a->dk * a->dj);
+  a->count = a->nbatch * a->nk * a->nj;
+  return st;
+}
+
+/* transpose by tiles over the grouped pair; tiles of tk x tj (tb batch
+ * entries when one tile covers both groups). */
+static ndx_status tile_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
+  ndx_operands q;
+  int gk, gj;
+  const int64_t side = NDX_CUDA_TILE_SIDE;
+  tile_groups(p, &q, &gk, &gj);
   ndx_status st = start_step(s, NDX_CUDA_TRANSPOSE, p, &q);
   ndx_cuda_args *a = &s->args;
-  int gk = k2 >= 0, gj = j2 >= 0, kin = r - 2 - gj;
-  int64_t dk = q.shape[kin] * (gk ? q.shape[kin - 1] : 1);
-  int64_t dj = q.shape[r - 1] * (gj ? q.shape[r - 2] : 1);
+  int64_t dk, dj;
+  group_extents(&q, gk, gj, &dk, &dj);
   int64_t cap = NDX_CUDA_TILE_ELEMS;
   int64_t tj = min64(dj, side), tk = min64(dk, side);
   if (tj < side)
@@ -172,6 +244,13 @@ static ndx_status bytes_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
 
 static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, unsigned flags);
 
+/* The shared planner's flags of ndx_cuda_plan_create_flags's. */
+static unsigned copy_flags(unsigned flags) {
+  return (flags & NDX_CUDA_PLAN_WIDE ? NDX_COPY_WIDE : 0u) |
+         (flags & NDX_CUDA_PLAN_GATHER ? NDX_COPY_GATHER : 0u) |
+         (flags & NDX_CUDA_PLAN_NO_WORDS ? NDX_COPY_NO_WORDS : 0u);
+}
+
 /* Appends one step to plan->step. */
 static ndx_cuda_step *next_step(struct ndx_cuda_plan *plan) {
   return plan->nsteps < NDX_CUDA_MAX_STEPS ? &plan->step[plan->nsteps++] : NULL;
@@ -197,15 +276,25 @@ static ndx_status add_edges(struct ndx_cuda_plan *plan, const ndx_copy_plan *p,
     e.numel = 1;
     for (int x = 0; x < r; x++) e.numel *= e.shape[x];
     ndx_copy_plan sub;
-    ndx_copy_plan_pair(&sub, &e, p->bits, &cuda_caps, flags | NDX_COPY_NO_WORDS);
+    ndx_copy_plan_pair(&sub, &e, p->bits, &cuda_caps, copy_flags(flags) | NDX_COPY_NO_WORDS);
     ndx_status st = add_steps(plan, &sub, flags);
     if (st != NDX_OK) return st;
   }
   return NDX_OK;
 }
 
+/* The kernel of a rows, gather or transpose plan (not by words) with its
+ * shape class, as the selection table or NDX_CUDA_PLAN_NEW says; `today`
+ * is the path's kernel. */
+static int choose_kernel(const ndx_copy_plan *p, unsigned flags, int today) {
+  if (p->q.rank < 1) return today;
+  int shape = p->path == NDX_PATH_TRANSPOSE ? tile_shape(p) : row_shape(p);
+  return ndx_cuda_select(p->path, p->bits, shape, today, (flags & NDX_CUDA_PLAN_NEW) != 0);
+}
+
 /* Appends the steps of plan `p` to `plan` (for a word transpose: the main
- * part, its edges and the alternative without words). */
+ * part, its edges and the alternative without words); `flags` are
+ * ndx_cuda_plan_create_flags's. */
 static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, unsigned flags) {
   const ndx_operands *q = &p->q;
   int in = q->rank - 1;
@@ -224,8 +313,10 @@ static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, 
     s->bytes = (size_t)(q->numel * p->bits / 8);
     return NDX_OK;
   case NDX_PATH_ROWS:
+    if (choose_kernel(p, flags, NDX_CUDA_ROWS) == NDX_CUDA_WARP_ROWS) return warp_step(s, p);
     return run_step(s, p, NDX_CUDA_ROWS);
   case NDX_PATH_GATHER: {
+    if (choose_kernel(p, flags, NDX_CUDA_GATHER) == NDX_CUDA_WARP_ROWS) return warp_step(s, p);
     bool flip = q->strides[0][in] == 1 && q->strides[1][in] == -1 && q->shape[in] > 1;
     return run_step(s, p, flip ? NDX_CUDA_GATHER_FLIP : NDX_CUDA_GATHER);
   }
@@ -234,13 +325,17 @@ static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, 
   default: /* transpose */
     break;
   }
-  if (!p->words) return tile_step(s, p);
+  if (!p->words) {
+    int kernel = choose_kernel(p, flags, NDX_CUDA_TRANSPOSE);
+    if (kernel == NDX_CUDA_WARP_ROWS) return warp_step(s, p);
+    return kernel == NDX_CUDA_TRANSPOSE_32X8 ? t32_step(s, p) : tile_step(s, p);
+  }
   ndx_status st = words_step(s, p);
   if (st == NDX_OK) st = add_edges(plan, p, &s->args, flags);
   if (st != NDX_OK) return st;
   /* a pointer off a 32-bit word: the same copy without words, in one step */
   ndx_copy_plan whole;
-  ndx_copy_plan_pair(&whole, q, p->bits, &cuda_caps, flags | NDX_COPY_NO_WORDS);
+  ndx_copy_plan_pair(&whole, q, p->bits, &cuda_caps, copy_flags(flags) | NDX_COPY_NO_WORDS);
   struct ndx_cuda_plan alt = {.nsteps = 0};
   st = add_steps(&alt, &whole, flags);
   if (st != NDX_OK) return st;
@@ -257,13 +352,11 @@ ndx_status ndx_cuda_plan_fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_
                          !plan    ? "out"
                          : !dst_l ? "dst_l"
                                   : "src_l");
-  if (flags & ~(unsigned)(NDX_CUDA_PLAN_WIDE | NDX_CUDA_PLAN_GATHER | NDX_CUDA_PLAN_NO_WORDS))
+  if (flags & ~(unsigned)(NDX_CUDA_PLAN_WIDE | NDX_CUDA_PLAN_GATHER | NDX_CUDA_PLAN_NO_WORDS |
+                          NDX_CUDA_PLAN_NEW))
     return ndx_set_error(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
-  unsigned copy_flags = (flags & NDX_CUDA_PLAN_WIDE ? NDX_COPY_WIDE : 0u) |
-                        (flags & NDX_CUDA_PLAN_GATHER ? NDX_COPY_GATHER : 0u) |
-                        (flags & NDX_CUDA_PLAN_NO_WORDS ? NDX_COPY_NO_WORDS : 0u);
   ndx_copy_plan p;
-  ndx_status st = ndx_copy_plan_make(&p, fn, dst_l, src_l, bits, &cuda_caps, copy_flags);
+  ndx_status st = ndx_copy_plan_make(&p, fn, dst_l, src_l, bits, &cuda_caps, copy_flags(flags));
   if (st != NDX_OK) return st;
   struct ndx_cuda_plan tmp;
   memset(&tmp, 0, sizeof tmp);
@@ -271,7 +364,7 @@ ndx_status ndx_cuda_plan_fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_
   tmp.bits = bits;
   tmp.dst_lo = p.dst_lo, tmp.dst_end = p.dst_end;
   tmp.src_lo = p.src_lo, tmp.src_end = p.src_end;
-  st = add_steps(&tmp, &p, copy_flags);
+  st = add_steps(&tmp, &p, flags);
   if (st == NDX_OK) *plan = tmp;
   return st;
 }
@@ -282,7 +375,8 @@ const char *ndx_cuda_plan_path(const ndx_cuda_plan *plan) {
 
 const char *ndx_cuda_step_name(const ndx_cuda_step *s) {
   static const char *const names[NDX_CUDA_KERNELS] = {
-      "buffer", "rows", "gather", "gather-flip", "transpose", "transpose-words", "bytes"};
+      "buffer",          "rows",  "gather",         "gather-flip", "transpose",
+      "transpose-words", "bytes", "transpose-32x8", "warp-rows"};
   return s->kernel >= 0 && s->kernel < NDX_CUDA_KERNELS ? names[s->kernel] : "none";
 }
 
@@ -313,23 +407,40 @@ int ndx_cuda_plan_steps(const struct ndx_cuda_plan *plan, uintptr_t dst, uintptr
   return n;
 }
 
-int64_t ndx_cuda_blocks(const ndx_cuda_step *s) {
+int64_t ndx_cuda_grid(const ndx_cuda_step *s, uint32_t grid[3]) {
+  const ndx_cuda_args *a = &s->args;
+  grid[0] = grid[1] = grid[2] = 1;
+  if (s->kernel == NDX_CUDA_TRANSPOSE_32X8) {
+    if (a->count <= 0) {
+      grid[0] = 0;
+      return 0;
+    }
+    grid[0] = (uint32_t)min64(a->nj, INT32_MAX);
+    grid[1] = (uint32_t)min64(a->nk, NDX_CUDA_GRID_YZ);
+    grid[2] = (uint32_t)min64(a->nbatch, NDX_CUDA_GRID_YZ);
+    return (int64_t)grid[0] * grid[1] * grid[2];
+  }
   int64_t per_block = NDX_CUDA_THREADS;
   switch (s->kernel) {
   case NDX_CUDA_ROWS:
   case NDX_CUDA_GATHER:
   case NDX_CUDA_GATHER_FLIP:
-    per_block = (int64_t)NDX_CUDA_THREADS * NDX_CUDA_UNROLL(s->args.vel * (s->args.bits / 8));
+    per_block = (int64_t)NDX_CUDA_THREADS * NDX_CUDA_UNROLL(a->vel * (a->bits / 8));
     break;
   case NDX_CUDA_TRANSPOSE:
   case NDX_CUDA_TRANSPOSE_WORDS:
     per_block = 1;
     break;
+  case NDX_CUDA_WARP_ROWS:
+    per_block = NDX_CUDA_THREADS / NDX_CUDA_ROW_THREADS;
+    break;
   case NDX_CUDA_BYTES:
     break;
   default:
+    grid[0] = 0;
     return 0;
   }
-  int64_t b = ceil_div(s->args.count, per_block);
-  return b < NDX_CUDA_MAX_BLOCKS ? b : NDX_CUDA_MAX_BLOCKS;
+  int64_t b = ceil_div(a->count, per_block);
+  grid[0] = (uint32_t)(b < NDX_CUDA_MAX_BLOCKS ? b : NDX_CUDA_MAX_BLOCKS);
+  return grid[0];
 }

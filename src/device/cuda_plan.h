@@ -32,9 +32,13 @@ struct ndx_cuda_plan {
 
 /* Flags of ndx_cuda_plan_create_flags. */
 enum {
-  NDX_CUDA_PLAN_WIDE = 1u,    /* 64-bit index math even where 32-bit would do */
-  NDX_CUDA_PLAN_GATHER = 2u,  /* skip the buffer, rows and transpose paths */
-  NDX_CUDA_PLAN_NO_WORDS = 4u /* transposes of 1..16 bits without word tiles */
+  NDX_CUDA_PLAN_WIDE = 1u,     /* 64-bit index math even where 32-bit would do */
+  NDX_CUDA_PLAN_GATHER = 2u,   /* skip the buffer, rows and transpose paths */
+  NDX_CUDA_PLAN_NO_WORDS = 4u, /* transposes of 1..16 bits without word tiles */
+  /* transposes by transpose-32x8, rows, gathers and broadcast columns by
+   * warp-rows, whatever kernels/ndx_cuda_select.h says (the emulator and
+   * ndx-bench-cuda --compare) */
+  NDX_CUDA_PLAN_NEW = 8u
 };
 
 /* Fills `plan` (no allocation, no CUDA call): what ndx_cuda_plan_create
@@ -48,8 +52,8 @@ ndx_status ndx_cuda_plan_create_flags(struct ndx_cuda_plan **out, const ndx_layo
                                       const ndx_layout *src_l, int bits, unsigned flags);
 
 /* The kernel a step runs, for messages and benchmarks: "buffer", "rows",
- * "gather", "gather-flip", "transpose", "transpose-words", "bytes"; "none"
- * for anything else. */
+ * "gather", "gather-flip", "transpose", "transpose-words", "bytes",
+ * "transpose-32x8", "warp-rows"; "none" for anything else. */
 const char *ndx_cuda_step_name(const ndx_cuda_step *s);
 
 /* The steps a launch runs for these pointers: `plan->step` or `plan->alt`,

@@ -1,0 +1,89 @@
+/* ndx_cuda_select.h: which CUDA kernel runs, case by case: a small database
+ * in the manner of CLBlast's, keyed by the shared planner's path, the
+ * element width and a shape class, read by the planner (src/device/
+ * cuda_plan.c) alone. Users never see it.
+ *
+ * Two kernels can run most transposes and rows: today's (transpose, rows,
+ * gather and gather-flip) and their reworks (transpose-32x8, warp-rows;
+ * ndx_cuda_args.h describes each). The entries below name today's kernel
+ * for every key: those are the kernels measured on an NVIDIA H200
+ * (2026-11-30, docs/bench-cuda-h200.txt; the ratio to the in-run
+ * cudaMemcpyAsync is noted by each entry). The reworks are tested by the
+ * host emulator alone (tests/test_cuda_emulate.cu) until `ci/gpu --compare`
+ * runs on a GPU and times both for every bench case; an entry then names
+ * the winner. Until then they run only where the planner flag
+ * NDX_CUDA_PLAN_NEW forces them (the emulator, `ndx-bench-cuda --compare`).
+ * A key with no entry keeps today's kernel. */
+#ifndef NDX_CUDA_SELECT_H
+#define NDX_CUDA_SELECT_H
+
+#include "host/copy_plan.h"
+#include "ndx_cuda_args.h"
+
+/* Shape classes: what a kernel's speed depends on beyond path and width. */
+enum ndx_cuda_shape {
+  NDX_CUDA_SHAPE_TILES,      /* transpose: both sides at least a tile side, no grouped axis */
+  NDX_CUDA_SHAPE_GROUPED,    /* transpose: a short K or J grouped with the axis continuing it */
+  NDX_CUDA_SHAPE_SKINNY,     /* transpose: a side shorter than a tile side, nothing to group */
+  NDX_CUDA_SHAPE_COLUMNS,    /* transpose: source stride 0 along j (a broadcast column) */
+  NDX_CUDA_SHAPE_LONG_ROWS,  /* rows, gather: rows of NDX_CUDA_LONG_ROW_BYTES or more */
+  NDX_CUDA_SHAPE_SHORT_ROWS, /* rows, gather: shorter rows */
+  NDX_CUDA_SHAPES
+};
+
+typedef struct ndx_cuda_choice {
+  int path;   /* enum ndx_copy_path */
+  int bits;   /* element width; 0: every width */
+  int shape;  /* enum ndx_cuda_shape */
+  int kernel; /* enum ndx_cuda_kernel: today's for the path, or its rework */
+} ndx_cuda_choice;
+
+/* The first entry that matches wins; keep width-specific entries first. */
+static const ndx_cuda_choice ndx_cuda_choices[] = {
+    /* 4096x4096 0.51, 4000x3000 0.57, rank 3-5 permutations 0.49-0.52 */
+    {NDX_PATH_TRANSPOSE, 32, NDX_CUDA_SHAPE_TILES, NDX_CUDA_TRANSPOSE},
+    /* 3x1000003 0.45, 1000003x3 0.53 */
+    {NDX_PATH_TRANSPOSE, 32, NDX_CUDA_SHAPE_SKINNY, NDX_CUDA_TRANSPOSE},
+    /* [8]^8 reversed 0.33, (1,3,5,7,0,2,4,6) 0.36 */
+    {NDX_PATH_TRANSPOSE, 32, NDX_CUDA_SHAPE_GROUPED, NDX_CUDA_TRANSPOSE},
+    /* broadcast columns [4096,1] -> [4096,4096] 0.55 */
+    {NDX_PATH_TRANSPOSE, 32, NDX_CUDA_SHAPE_COLUMNS, NDX_CUDA_TRANSPOSE},
+    /* narrow 3-d at an odd column offset 0.34; flip outer, slice of outer
+     * rows 0.95-0.96; broadcast rows 1.50 */
+    {NDX_PATH_ROWS, 32, NDX_CUDA_SHAPE_LONG_ROWS, NDX_CUDA_ROWS},
+    /* flips inner and 1-d 0.95; slice [:, ::2] 0.68 */
+    {NDX_PATH_GATHER, 32, NDX_CUDA_SHAPE_LONG_ROWS, NDX_CUDA_GATHER},
+    /* every other width and shape: today's kernels, not measured per key
+     * (8-bit 8000x8000's edge strips run transpose) */
+    {NDX_PATH_TRANSPOSE, 0, NDX_CUDA_SHAPE_TILES, NDX_CUDA_TRANSPOSE},
+    {NDX_PATH_TRANSPOSE, 0, NDX_CUDA_SHAPE_SKINNY, NDX_CUDA_TRANSPOSE},
+    {NDX_PATH_TRANSPOSE, 0, NDX_CUDA_SHAPE_GROUPED, NDX_CUDA_TRANSPOSE},
+    {NDX_PATH_TRANSPOSE, 0, NDX_CUDA_SHAPE_COLUMNS, NDX_CUDA_TRANSPOSE},
+    {NDX_PATH_ROWS, 0, NDX_CUDA_SHAPE_LONG_ROWS, NDX_CUDA_ROWS},
+    {NDX_PATH_ROWS, 0, NDX_CUDA_SHAPE_SHORT_ROWS, NDX_CUDA_ROWS},
+    {NDX_PATH_GATHER, 0, NDX_CUDA_SHAPE_LONG_ROWS, NDX_CUDA_GATHER},
+    {NDX_PATH_GATHER, 0, NDX_CUDA_SHAPE_SHORT_ROWS, NDX_CUDA_GATHER},
+};
+
+/* The rework that can run a case of this shape class. */
+static inline int ndx_cuda_rework(int shape) {
+  return shape == NDX_CUDA_SHAPE_TILES || shape == NDX_CUDA_SHAPE_GROUPED ||
+                 shape == NDX_CUDA_SHAPE_SKINNY
+             ? NDX_CUDA_TRANSPOSE_32X8
+             : NDX_CUDA_WARP_ROWS;
+}
+
+/* The kernel for (path, bits, shape): the rework when `rework` forces it,
+ * else the first matching entry's, else `today` (the path's kernel). */
+static inline int ndx_cuda_select(int path, int bits, int shape, int today, int rework) {
+  if (rework) return ndx_cuda_rework(shape);
+  int n = (int)(sizeof ndx_cuda_choices / sizeof ndx_cuda_choices[0]);
+  for (int k = 0; k < n; k++) {
+    const ndx_cuda_choice *c = &ndx_cuda_choices[k];
+    if (c->path == path && (c->bits == 0 || c->bits == bits) && c->shape == shape)
+      return c->kernel == ndx_cuda_rework(shape) ? c->kernel : today;
+  }
+  return today;
+}
+
+#endif /* NDX_CUDA_SELECT_H */
