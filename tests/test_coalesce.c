@@ -407,7 +407,7 @@ static int edge_inputs(oracle_rng *rng, ndx_layout *in) {
         lo = __builtin_add_overflow(lo, -reach, &lo) ? INT64_MAX : lo;
     }
     int64_t how = oracle_between(rng, 0, 5);
-    l->offset = how < 3   ? lo + oracle_between(rng, 0, 2)
+    l->offset = how < 3   ? (lo > INT64_MAX - 2 ? lo : lo + oracle_between(rng, 0, 2))
                 : how < 4 ? NDX_MAX_NUMEL - oracle_between(rng, 1, 2)
                 : how < 5 ? -1
                           : oracle_between(rng, 0, 1000);

@@ -86,8 +86,9 @@ static inline ndx_span_sum ndx_span_start(int64_t offset) {
 /* Adds an axis of extent d and stride s; returns its reach (d-1)*s, wrapped where it overflows
  * (then ndx_span_within_limits is false). */
 static inline int64_t ndx_span_add(ndx_span_sum *p, int64_t d, int64_t s) {
-  int64_t reach;
-  p->overflow |= __builtin_mul_overflow(d - 1, s, &reach);
+  int64_t steps, reach; /* d - 1 overflows for d = INT64_MIN, which the extent check refuses */
+  p->overflow |= __builtin_sub_overflow(d, 1, &steps);
+  p->overflow |= __builtin_mul_overflow(steps, s, &reach);
   p->shifted |= (uint64_t)reach + (uint64_t)NDX_MAX_NUMEL;
   uint64_t negative = reach < 0 ? (uint64_t)reach : 0;
   p->lo += negative;

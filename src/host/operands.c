@@ -7,10 +7,13 @@
 #include "operands.h"
 
 /* True iff every operand has strides[k][a] == strides[k][b] * shape[b]: axis
- * a steps over all of axis b, so (a, b) reads as one axis. */
+ * a steps over all of axis b, so (a, b) reads as one axis. The product is
+ * taken in uint64, which wraps: a layout with no element may have any
+ * strides (its merge plan is [0] whatever they are), and in a layout within
+ * the limits with an element no product passes int64. */
 static bool mergeable(const int64_t *shape, int n, const int64_t *const *strides, int a, int b) {
   for (int k = 0; k < n; k++)
-    if (strides[k][a] != strides[k][b] * shape[b]) return false;
+    if ((uint64_t)strides[k][a] != (uint64_t)strides[k][b] * (uint64_t)shape[b]) return false;
   return true;
 }
 
