@@ -99,12 +99,15 @@ static inline void cl_env_read(const cl_env *env, cl_mem m, size_t size, void *o
   cr_assert_eq(e, CL_SUCCESS, "clEnqueueReadBuffer: %d", e);
 }
 
-/* Bytes a buffer for `l` of `bits`-bit elements needs, plus a margin of 24
- * that must stay untouched. */
+/* Bytes past a layout's own that a test buffer has, which must stay
+ * untouched. */
+#define CL_ENV_MARGIN 24
+
+/* Bytes a buffer for `l` of `bits`-bit elements needs, plus CL_ENV_MARGIN. */
 static inline size_t cl_env_buffer_bytes(const ndx_layout *l, int bits) {
   int64_t lo, hi;
   ndx_span(l, &lo, &hi);
-  return (size_t)((hi * bits + 7) / 8) + 24;
+  return (size_t)((hi * bits + 7) / 8) + CL_ENV_MARGIN;
 }
 
 /* Releases what cl_env_open made and clears `env` (without Criterion, the

@@ -60,7 +60,7 @@ static bool check_call(bool scatter, const ndx_layout *dst_l, const ndx_layout *
   for (size_t i = 0; i < nd; i++) want[i] = (uint8_t)oracle_next(r);
   /* `index` holds the index layout's bytes; the device buffer adds a margin */
   uint8_t *ibuf = calloc(ni, 1);
-  memcpy(ibuf, index, ni - 16);
+  memcpy(ibuf, index, ni - CL_ENV_MARGIN);
   cl_mem md = cl_env_buffer(&env, nd, want), ms = cl_env_buffer(&env, ns, src),
          mi = cl_env_buffer(&env, ni, ibuf);
   free(ibuf);
