@@ -187,9 +187,9 @@ NDX_FN int ndx_tile_lanes(int bits) {
 #define NDX_ZIP8_LO(x, y) (ushort8)(x.s0, y.s0, x.s1, y.s1, x.s2, y.s2, x.s3, y.s3)
 #define NDX_ZIP8_HI(x, y) (ushort8)(x.s4, y.s4, x.s5, y.s5, x.s6, y.s6, x.s7, y.s7)
 
-/* Loads and stores of one row of a block, its transpose, the 2L x L block
- * and the L x L one. */
-#define NDX_DEFINE_BLOCK(T, V, L, LOG2, ROUND, LO, HI)                                             \
+/* Loads and stores of one row of a block (an L-lane vector of T) and the
+ * transpose of L of them. */
+#define NDX_DEFINE_VECTOR(T, V, L, LOG2, ROUND, LO, HI)                                            \
   /* unaligned vector accesses: PoCL's vloadN and vstoreN of char and short                        \
    * vectors go element by element */                                                              \
   typedef struct __attribute__((packed)) ndx_packed_##V {                                          \
@@ -207,7 +207,9 @@ NDX_FN int ndx_tile_lanes(int bits) {
       ROUND(V, L, LO, HI)                                                                          \
       _Pragma("unroll") for (int k = 0; k < L; k++) a[k] = b[k];                                   \
     }                                                                                              \
-  }                                                                                                \
+  }
+/* The 2L x L block and the L x L one. */
+#define NDX_DEFINE_BLOCK(T, V, L)                                                                  \
   NDX_ITEM_FN void ndx_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                        \
                                  NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {                \
     V lo[L], hi[L];                                                                                \
@@ -230,10 +232,16 @@ NDX_FN int ndx_tile_lanes(int bits) {
     ndx_transpose_##V(a);                                                                          \
     _Pragma("unroll") for (int i = 0; i < L; i++) ndx_store_##V(d + i * sdi, a[i]);                \
   }
-NDX_DEFINE_BLOCK(uchar, uchar16, 16, 4, NDX_ROUND_UNPACK, NDX_ZIP16_LO, NDX_ZIP16_HI)
-NDX_DEFINE_BLOCK(ushort, ushort8, 8, 3, NDX_ROUND_UNPACK, NDX_ZIP8_LO, NDX_ZIP8_HI)
-NDX_DEFINE_BLOCK(uint, uint8, 8, 3, NDX_ROUND_EVEN_ODD, , )
-NDX_DEFINE_BLOCK(ulong, ulong4, 4, 2, NDX_ROUND_EVEN_ODD, , )
+NDX_DEFINE_VECTOR(uchar, uchar16, 16, 4, NDX_ROUND_UNPACK, NDX_ZIP16_LO, NDX_ZIP16_HI)
+NDX_DEFINE_VECTOR(ushort, ushort8, 8, 3, NDX_ROUND_UNPACK, NDX_ZIP8_LO, NDX_ZIP8_HI)
+NDX_DEFINE_VECTOR(uint, uint8, 8, 3, NDX_ROUND_EVEN_ODD, , )
+NDX_DEFINE_VECTOR(ulong, ulong4, 4, 2, NDX_ROUND_EVEN_ODD, , )
+NDX_DEFINE_VECTOR(ulong, ulong8, 8, 3, NDX_ROUND_EVEN_ODD, , ) /* sub-byte tiles' words */
+NDX_DEFINE_BLOCK(uchar, uchar16, 16)
+NDX_DEFINE_BLOCK(ushort, ushort8, 8)
+NDX_DEFINE_BLOCK(uint, uint8, 8)
+NDX_DEFINE_BLOCK(ulong, ulong4, 4)
+#undef NDX_DEFINE_VECTOR
 #undef NDX_DEFINE_BLOCK
 #undef NDX_ROUND_UNPACK
 #undef NDX_ROUND_EVEN_ODD
@@ -327,25 +335,102 @@ NDX_FN void ndx_store_word(NDX_GLOBAL ndx_u8 *q, ndx_u64 v) {
  * 7-3): at half-size h, words r and r+h (r & h == 0) trade the elements e
  * with e & h != 0 of word r for the elements e - h of word r+h, one masked
  * xor each. log2(n) rounds of n/2 swaps: 3 operations a byte or so. */
-NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
-  int n = 64 / bits, rounds = bits == 1 ? 6 : bits == 2 ? 5 : 4; /* log2(n) */
-  for (int round = 0; round < rounds; round++) {
-    int h = n >> (round + 1), sh = 32 >> round; /* sh: the bits of h elements */
-    /* sh ones, sh zeros, repeated: the elements e with e & h == 0 */
-    ndx_u64 m = sh == 32   ? 0x00000000FFFFFFFFull
-                : sh == 16 ? 0x0000FFFF0000FFFFull
-                : sh == 8  ? 0x00FF00FF00FF00FFull
-                : sh == 4  ? 0x0F0F0F0F0F0F0F0Full
-                : sh == 2  ? 0x3333333333333333ull
-                           : 0x5555555555555555ull;
-    for (int q = 0; q < n / 2; q++) {
-      int r = ((q & ~(h - 1)) << 1) | (q & (h - 1)); /* the q-th r with r & h == 0 */
-      ndx_u64 t = ((w[r] >> sh) ^ w[r + h]) & m;
-      w[r + h] ^= t;
-      w[r] ^= t << sh;
-    }
+/* One round, at half-size h, over the n words from w (n a multiple of 2h). */
+#define NDX_BITS_ROUND(T, w, n, h, bits, UNROLL)                                                   \
+  {                                                                                                \
+    int sh = (h) * (bits); /* the bits of h elements */                                            \
+    /* sh ones, sh zeros, repeated: the elements e with e & h == 0 */                              \
+    ndx_u64 m = sh == 32   ? 0x00000000FFFFFFFFull                                                 \
+                : sh == 16 ? 0x0000FFFF0000FFFFull                                                 \
+                : sh == 8  ? 0x00FF00FF00FF00FFull                                                 \
+                : sh == 4  ? 0x0F0F0F0F0F0F0F0Full                                                 \
+                : sh == 2  ? 0x3333333333333333ull                                                 \
+                           : 0x5555555555555555ull;                                                 \
+    UNROLL for (int q = 0; q < (n) / 2; q++) {                                                     \
+      int r = ((q & ~((h)-1)) << 1) | (q & ((h)-1)); /* the q-th r with r & h == 0 */              \
+      T t = ((w[r] >> sh) ^ w[r + (h)]) & m;                                                       \
+      w[r + (h)] ^= t;                                                                             \
+      w[r] ^= t << sh;                                                                             \
+    }                                                                                              \
   }
+NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
+  for (int h = 32 / bits; h >= 1; h >>= 1) NDX_BITS_ROUND(ndx_u64, w, 64 / bits, h, bits, );
 }
+
+#if defined(NDX_OPENCL_C)
+/* A whole sub-byte tile (ndx_tile_side square, n = 64/bits, NW = side/n
+ * words a row: 8 for 4 bits, 4 for 2 and 1 bit) in vectors V of NW words,
+ * lane J for the tile's J-th n columns. Source rows J*n + k (J < NW) give
+ * NW words each, one vector load a row; an NW x NW transpose in registers
+ * turns them into NW vectors, the I-th holding word k of block (I, J) in
+ * lane J, which go to the private stage at I*n + k. Then for each I the n
+ * staged vectors of block row I are transposed bit-wise, lane by lane
+ * (ndx_bits_transpose's rounds on vectors: the n x n transposes of NW
+ * blocks at once), and vector m is destination row I*n + m whole: one store of the
+ * row's NW words, so that every destination line is written in one piece
+ * (word by word, rows a power-of-two pitch apart evict each other's lines
+ * from the cache before they are full). Needs ssi == 1, source rows and
+ * destination rows starting on bytes (as ndx_copy_tile_bits' blocks). */
+#define NDX_DEFINE_BITS_TILE(V, NW)                                                                \
+  NDX_ITEM_FN void ndx_bits_tile_##V(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi, \
+                                     NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps,        \
+                                     ndx_i64 ssj, int bits) {                                      \
+    int lg = ndx_sub_log2(bits), n = 64 / bits;                                                    \
+    V stage[NDX_STAGE_BYTES / (8 * NW)], w[64];                                                    \
+    for (int k = 0; k < n; k++) {                                                                  \
+      V a[NW];                                                                                     \
+      _Pragma("unroll") for (int J = 0; J < NW; J++) a[J] =                                        \
+          ndx_load_##V((NDX_GLOBAL const ulong *)(src + ((ps + (J * n + k) * ssj) >> lg)));        \
+      ndx_transpose_##V(a);                                                                        \
+      _Pragma("unroll") for (int I = 0; I < NW; I++) stage[I * n + k] = a[I];                      \
+    }                                                                                              \
+    for (int I = 0; I < NW; I++) {                                                                 \
+      _Pragma("unroll") for (int k = 0; k < n; k++) w[k] = stage[I * n + k];                       \
+      /* the rounds of h > 8 over all n, then groups of 16 vectors, each                           \
+       * through its last four rounds (registers for 16 vectors) */                                \
+      _Pragma("unroll") for (int h = n / 2; h > 8; h >>= 1) {                                      \
+        NDX_BITS_ROUND(V, w, n, h, bits, _Pragma("unroll"));                                       \
+      }                                                                                            \
+      _Pragma("unroll") for (int g = 0; g < n; g += 16) {                                          \
+        _Pragma("unroll") for (int h = 8; h >= 1; h >>= 1) {                                       \
+          NDX_BITS_ROUND(V, (w + g), 16, h, bits, _Pragma("unroll"));                              \
+        }                                                                                          \
+      }                                                                                            \
+      _Pragma("unroll") for (int m = 0; m < n; m++) {                                              \
+        NDX_GLOBAL ulong *row = (NDX_GLOBAL ulong *)(dst + ((pd + (I * n + m) * sdi) >> lg));      \
+        ndx_store_##V(row, w[m]);                                                                  \
+      }                                                                                            \
+    }                                                                                              \
+  }
+NDX_DEFINE_BITS_TILE(ulong8, 8)
+NDX_DEFINE_BITS_TILE(ulong4, 4)
+#undef NDX_DEFINE_BITS_TILE
+
+/* Copies a whole sub-byte tile by ndx_bits_tile_V; 0 where the tile is
+ * not whole (an edge), copying nothing. */
+NDX_ITEM_FN int ndx_copy_bits_tile(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps,
+                                   ndx_i64 ssj, ndx_i64 ni, ndx_i64 nj, int bits) {
+  ndx_i64 side = ndx_tile_side(bits);
+  if (ni != side || nj != side) return 0;
+  /* each with its width as a constant: the loops unroll wherever this is
+   * inlined */
+  if (bits == 4)
+    ndx_bits_tile_ulong8(dst, pd, sdi, src, ps, ssj, 4);
+  else if (bits == 2)
+    ndx_bits_tile_ulong4(dst, pd, sdi, src, ps, ssj, 2);
+  else
+    ndx_bits_tile_ulong4(dst, pd, sdi, src, ps, ssj, 1);
+  return 1;
+}
+#else
+NDX_FN int ndx_copy_bits_tile(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                              NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
+                              ndx_i64 ni, ndx_i64 nj, int bits) {
+  (void)dst, (void)pd, (void)sdi, (void)src, (void)ps, (void)ssj, (void)ni, (void)nj, (void)bits;
+  return 0;
+}
+#endif
 #endif /* NDX_COPY_ITEMS_H */
 
 /* ==== Copy bodies, once per index form ====================================== */
@@ -492,6 +577,7 @@ NDX_FN void ndx_copy_tile_bits_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD 
   int blocks =
       ssi == 1 && ps % per == 0 && ssj % per == 0 && (ndx_i64)nj * ni * bits <= 8 * NDX_STAGE_BYTES;
   NDX_WORD fi = blocks ? ni - ni % n : 0, fj = blocks ? nj - nj % n : 0;
+  if (blocks && ndx_copy_bits_tile(dst, pd, sdi, src, ps, ssj, ni, nj, bits)) return;
   NDX_WORD rw = fi / n; /* words of a staged row */
   ndx_u64 stage[NDX_STAGE_BYTES / 8], w[64];
   for (NDX_WORD j = 0; j < fj; j++) {
@@ -596,6 +682,12 @@ NDX_FN void ndx_copy_tile_wN(NDX_CONSTANT const ndx_pack_head *p,
   /* the rows [0, fi) and columns [0, fj) that go in blocks; none when blocks
    * would be single elements */
   NDX_WORD fi = lanes > 1 ? ni - ni % lanes : 0, fj = lanes > 1 ? nj - nj % lanes : 0;
+  /* 8 and 16-bit blocks read half a line of each source row (2L elements,
+   * 32 bytes): the tile's source lines are asked for at its start, so that
+   * they come in together rather than one block's rows at a time */
+  if (bits <= 16)
+    for (NDX_WORD j = 0; j < fj; j++)
+      NDX_PREFETCH(src + (ps + j * ssj) * (bits / 8), fi * (bits / 8));
   for (NDX_WORD i = 0; i < fi; i += 2 * lanes) {
     int square = i + 2 * lanes > fi; /* an odd number of L-row bands: the last is L x L */
     for (NDX_WORD j = 0; j < fj; j += lanes)

@@ -323,10 +323,6 @@ Test(cl, transposes_in_register_blocks_every_width) {
   for (int w = 3; w < NWIDTHS; w++) check_copy(&d3, &s3, widths[w], 0, "transpose");
 }
 
-/* Sub-byte transposes whose destination rows start on bytes take the tile
- * kernel: word blocks (n x n, n = 64/bits) where the source rows start on
- * bytes, byte by byte elsewhere (edges, a source at an odd element, a
- * flipped source); rows that share bytes take the byte-range kernel. */
 /* Permutations of small extents: each transpose work-item copies its tile
  * position in several consecutive batches (ndx_tile_batches), stepping
  * between them, the last item's group of batches cut short; register blocks
@@ -361,9 +357,16 @@ Test(cl, small_tiles_share_a_work_item_across_batches) {
   }
 }
 
+/* Sub-byte transposes whose destination rows start on bytes take the tile
+ * kernel: word blocks (n x n, n = 64/bits) where the source rows start on
+ * bytes, whole tiles (ndx_tile_side square: 256 for 1 bit, 128 for 2 and 4)
+ * in vectors of words, one destination row of the tile at a time
+ * (ndx_copy_bits_tile; 520 x 600 has whole tiles and edges at every width),
+ * byte by byte elsewhere (edges, a source at an odd element, a flipped
+ * source); rows that share bytes take the byte-range kernel. */
 Test(cl, sub_byte_transposes_own_whole_destination_bytes) {
   cl_env_need(&env);
-  int64_t shapes[][2] = {{40, 72}, {136, 264}, {264, 136}, {8, 520}, {520, 8}, {72, 5}};
+  int64_t shapes[][2] = {{40, 72}, {136, 264}, {264, 136}, {8, 520}, {520, 8}, {72, 5}, {520, 600}};
   for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
     int64_t r = shapes[k][0], c = shapes[k][1];
     ndx_layout src = contiguous(2, (int64_t[]){r, c}), t, d = contiguous(2, (int64_t[]){c, r});
