@@ -328,13 +328,6 @@ NDX_FN void ndx_store_word(NDX_GLOBAL ndx_u8 *q, ndx_u64 v) {
   ((NDX_GLOBAL ndx_word_bytes *)q)->v = v;
 }
 
-/* The transpose of an n x n matrix of sub-byte elements, n = 64/bits, held
- * as n words: element e of word r (bits bits*e ..) goes to element r of
- * word e. Element order in a word is the buffer's (docs/semantics.md section 1),
- * so a word is 8 bytes of a row. Recursive block swaps (Hacker's Delight
- * 7-3): at half-size h, words r and r+h (r & h == 0) trade the elements e
- * with e & h != 0 of word r for the elements e - h of word r+h, one masked
- * xor each. log2(n) rounds of n/2 swaps: 3 operations a byte or so. */
 /* One round, at half-size h, over the n words from w (n a multiple of 2h). */
 #define NDX_BITS_ROUND(T, w, n, h, bits, UNROLL)                                                   \
   {                                                                                                \
@@ -353,6 +346,14 @@ NDX_FN void ndx_store_word(NDX_GLOBAL ndx_u8 *q, ndx_u64 v) {
       w[r] ^= t << sh;                                                                             \
     }                                                                                              \
   }
+
+/* The transpose of an n x n matrix of sub-byte elements, n = 64/bits, held
+ * as n words: element e of word r (bits bits*e ..) goes to element r of
+ * word e. Element order in a word is the buffer's (docs/semantics.md section 1),
+ * so a word is 8 bytes of a row. Recursive block swaps (Hacker's Delight
+ * 7-3): at half-size h, words r and r+h (r & h == 0) trade the elements e
+ * with e & h != 0 of word r for the elements e - h of word r+h, one masked
+ * xor each. log2(n) rounds of n/2 swaps: 3 operations a byte or so. */
 NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
   for (int h = 32 / bits; h >= 1; h >>= 1) NDX_BITS_ROUND(ndx_u64, w, 64 / bits, h, bits, );
 }
@@ -366,10 +367,10 @@ NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
  * lane J, which go to the private stage at I*n + k. Then for each I the n
  * staged vectors of block row I are transposed bit-wise, lane by lane
  * (ndx_bits_transpose's rounds on vectors: the n x n transposes of NW
- * blocks at once), and vector m is destination row I*n + m whole: one store of the
- * row's NW words, so that every destination line is written in one piece
- * (word by word, rows a power-of-two pitch apart evict each other's lines
- * from the cache before they are full). Needs ssi == 1, source rows and
+ * blocks at once), and vector m is destination row I*n + m whole: one
+ * store of the row's NW words, so that every destination line is written
+ * in one piece (word by word, rows a power-of-two pitch apart evict each
+ * other's lines from the cache before they are full). Needs ssi == 1, source rows and
  * destination rows starting on bytes (as ndx_copy_tile_bits' blocks). */
 #define NDX_DEFINE_BITS_TILE(V, NW)                                                                \
   NDX_ITEM_FN void ndx_bits_tile_##V(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi, \
