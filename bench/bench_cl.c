@@ -23,8 +23,8 @@
  * (every element of small copies, a random sample of large ones) before it
  * is timed; a wrong result prints WRONG and no figure.
  *
- * With --cases TEXT only the copy cases whose name contains TEXT run (no
- * gathers, scatters or per-call costs).
+ * With --cases TEXT only the copy, gather and scatter cases whose name
+ * contains TEXT run (no per-call costs).
  *
  * Output: a table on stdout, bench-cl.csv (the cases) and bench-cl-small.csv
  * (per-call costs) in the folder named by NDX_BENCH_OUT (default: the current
@@ -146,7 +146,7 @@ int bench_cl(const bench_opts *opts) {
   report_open(&e, csvp, sizeof csvp);
   for (int i = 0; i < ncases; i++)
     if (!opts->only || strstr(cases[i].name, opts->only)) run_case(&e, &cases[i]);
-  if (!opts->only) run_index_cases(&e);
+  run_index_cases(&e, opts->only);
   if (e.csv) fclose(e.csv);
 
   if (!opts->only) run_small(&e);

@@ -254,8 +254,9 @@ void draw_chart(const env *e, const char *csv);
 
 /* ---- Gathers and scatters (bench_cl_index.c) ------------------------------------- */
 
-/* Measures and reports the gather and scatter cases. */
-void run_index_cases(env *e);
+/* Measures and reports the gather and scatter cases (those whose name
+ * contains `only`, when it is not NULL). */
+void run_index_cases(env *e, const char *only);
 
 /* ---- Small copies: the cost of one call (bench_cl_small.c) ----------------------- */
 

@@ -315,7 +315,7 @@ static void run_index_case(env *e, const index_case *c) {
   free_data(&d);
 }
 
-void run_index_cases(env *e) {
+void run_index_cases(env *e, const char *only) {
   for (size_t i = 0; i < sizeof index_cases / sizeof *index_cases; i++)
-    run_index_case(e, &index_cases[i]);
+    if (!only || strstr(index_cases[i].name, only)) run_index_case(e, &index_cases[i]);
 }

@@ -36,8 +36,8 @@ static void usage(FILE *f) {
   fprintf(f, "\n  --quick  3 short repetitions: a smoke run, not a measurement\n"
              "  --reps N timed repetitions (median reported; default 15)\n"
              "  --out DIR where sections write their files (CSV, PNG; default .)\n"
-             "  --cases TEXT  --cl: only the copy cases whose name contains TEXT (no gathers,\n"
-             "           scatters or per-call costs)\n");
+             "  --cases TEXT  --cl: only the copy, gather and scatter cases whose name\n"
+             "           contains TEXT (no per-call costs)\n");
 }
 
 int main(int argc, char **argv) {

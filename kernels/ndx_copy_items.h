@@ -48,6 +48,28 @@
 #define NDX_PREFETCH(p, bytes) ((void)(p), (void)(bytes))
 #endif
 
+/* Streaming stores, for whole rows written to places nothing reads soon (a
+ * scatter's rows, at random places of a large table): on an x86 CPU device,
+ * ndx_stream_bytes copies `n` bytes with 16-byte stores that bypass the
+ * caches (no read for ownership of each line, no eviction of what the
+ * caches hold), and ends with the fence that orders them before anything
+ * the work-item does next. Elsewhere NDX_STREAM is 0 and callers copy as
+ * usual. */
+#if defined(NDX_OPENCL_C) && defined(__x86_64__)
+#define NDX_STREAM 1
+NDX_FN void ndx_stream_bytes(NDX_GLOBAL ndx_u8 *NDX_RESTRICT d,
+                             NDX_GLOBAL const ndx_u8 *NDX_RESTRICT s, ndx_i64 n) {
+  ndx_i64 head = (ndx_i64)((0u - (uintptr_t)d) & 15u), o = 0;
+  for (; o < head && o < n; o++) d[o] = s[o];
+  for (; o + 16 <= n; o += 16)
+    __builtin_nontemporal_store(as_ulong2(vload16(0, s + o)), (NDX_GLOBAL ulong2 *)(d + o));
+  for (; o < n; o++) d[o] = s[o];
+  __builtin_ia32_sfence();
+}
+#else
+#define NDX_STREAM 0
+#endif
+
 /* A body called with constant widths, several times a kernel: inlined, so
  * that the constants fold (left to itself, PoCL's LLVM calls one shared
  * copy, its loops branching on every width for every element). */

@@ -25,6 +25,10 @@
 
 #define NDX_INDEX_STATUS_WORDS 8
 
+/* The shortest scattered row copied with streaming stores (NDX_STREAM):
+ * shorter ones share their lines with their neighbours'. */
+#define NDX_STREAM_ROW_BYTES 256
+
 /* The two atomic steps: claiming the fault record (0 -> 1, true for the one
  * caller that did) and keeping a claim's maximum; CUDA's atomicCAS and
  * atomicMax, which HIP has with the same signatures, in either's device
@@ -219,7 +223,10 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
         ndx_index_prefetch_row_wN(&w, src, index, bits, index_bits, d, wrap, bias, step1, n);
       }
       ndx_i64 k = ndx_index_value(ndx_load_index(index, p2, index_bits) - bias, d, wrap);
-      if (k >= 0)
+      if (k >= 0 && NDX_STREAM && step0 != 0 && run * (bits / 8) >= NDX_STREAM_ROW_BYTES)
+        ndx_stream_bytes(dst + (p0 + k * step0) * (bits / 8), src + (p1 + k * step1) * (bits / 8),
+                         run * (bits / 8));
+      else if (k >= 0)
         ndx_copy_run_wN(dst, (NDX_WORD)(p0 + k * step0), 1, src, (NDX_WORD)(p1 + k * step1), 1, run,
                         bits, 1);
       if (n == 0) return;

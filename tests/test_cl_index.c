@@ -284,6 +284,26 @@ Test(cl_index, kv_cache_rows_and_duplicates) {
   }
 }
 
+/* KV-cache rows long enough for streaming stores (on a CPU device), of odd
+ * lengths, so that they start at every alignment their elements allow: each
+ * row's bytes, and none beside them, written. */
+Test(cl_index, kv_cache_long_rows_at_every_alignment) {
+  cl_env_need(&env);
+  oracle_rng r = {18};
+  int64_t nnew = 9, slots = 20;
+  int32_t unique[9] = {3, 0, 19, 7, 8, 1, 12, 4, 15};
+  for (int w = 3; w < 8; w++) {
+    int64_t dim = (2408 / widths[w]) | 1; /* about 300 bytes */
+    ndx_layout ids = contiguous(1, &nnew), col, index_l;
+    cr_assert_eq(ndx_unsqueeze(&col, &ids, 1), NDX_OK);
+    cr_assert_eq(ndx_broadcast(&index_l, &col, 2, (int64_t[]){nnew, dim}), NDX_OK);
+    ndx_layout rows = contiguous(2, (int64_t[]){nnew, dim});
+    ndx_layout cache = contiguous(2, (int64_t[]){slots, dim});
+    check_call(true, &cache, &rows, 0, &index_l, (uint8_t *)unique, 32, NDX_INDEX_UNIQUE, widths[w],
+               0, &r);
+  }
+}
+
 /* take_along_axis on the inner axis, negative indices wrapped. */
 Test(cl_index, take_along_axis_with_wrap) {
   cl_env_need(&env);
