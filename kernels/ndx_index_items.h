@@ -70,6 +70,7 @@ NDX_FN void ndx_index_fault_record(NDX_GLOBAL ndx_u32 *status, ndx_i64 order, nd
 #define ndx_walk_next_row_wN NDX_WN(ndx_walk_next_row_w32, ndx_walk_next_row_w64)
 #define ndx_index_check_item_wN NDX_WN(ndx_index_check_item_w32, ndx_index_check_item_w64)
 #define ndx_index_prefetch_row_wN NDX_WN(ndx_index_prefetch_row_w32, ndx_index_prefetch_row_w64)
+#define ndx_index_row_wN NDX_WN(ndx_index_row_w32, ndx_index_row_w64)
 #define ndx_index_copy_item_wN NDX_WN(ndx_index_copy_item_w32, ndx_index_copy_item_w64)
 #define ndx_index_bytes_item_wN NDX_WN(ndx_index_bytes_item_w32, ndx_index_bytes_item_w64)
 #endif
@@ -182,6 +183,26 @@ NDX_ITEM_FN void ndx_index_prefetch_row_wN(const ndx_walk_wN *w, NDX_GLOBAL cons
                  (ndx_min64(w->ext, n) * bits + 7) >> 3);
 }
 
+/* A row of `run` elements (bits >= 8) of a copy pass that takes one value
+ * per row: src position ps to dst position pd, both contiguous. A row of a
+ * unique scatter (`scattered`: the destination moves with the value) of
+ * NDX_STREAM_ROW_BYTES or more goes by streaming stores where there are
+ * any (NDX_STREAM). */
+NDX_ITEM_FN void ndx_index_row_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd,
+                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, NDX_WORD ps,
+                                  NDX_WORD run, int bits, int scattered) {
+#if NDX_STREAM
+  ndx_i64 bytes = (ndx_i64)run * (bits / 8);
+  if (scattered && bytes >= NDX_STREAM_ROW_BYTES) {
+    ndx_stream_bytes(dst + (ndx_i64)pd * (bits / 8), src + (ndx_i64)ps * (bits / 8), bytes);
+    return;
+  }
+#else
+  (void)scattered;
+#endif
+  ndx_copy_run_wN(dst, pd, 1, src, ps, 1, run, bits, 1);
+}
+
 /* One run of a copy pass, an index value per element: element t of the
  * run reads its value at index position + t*SI and, for a valid k, copies
  * src position + t*SS + k*S1 to dst position + t*SD + k*S0. Positions in
@@ -226,12 +247,9 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
         ndx_index_prefetch_row_wN(&w, src, index, bits, index_bits, d, wrap, bias, step1, n);
       }
       ndx_i64 k = ndx_index_value(ndx_load_index(index, p2, index_bits) - bias, d, wrap);
-      if (k >= 0 && NDX_STREAM && step0 != 0 && run * (bits / 8) >= NDX_STREAM_ROW_BYTES)
-        ndx_stream_bytes(dst + (p0 + k * step0) * (bits / 8), src + (p1 + k * step1) * (bits / 8),
-                         run * (bits / 8));
-      else if (k >= 0)
-        ndx_copy_run_wN(dst, (NDX_WORD)(p0 + k * step0), 1, src, (NDX_WORD)(p1 + k * step1), 1, run,
-                        bits, 1);
+      if (k >= 0)
+        ndx_index_row_wN(dst, (NDX_WORD)(p0 + k * step0), src, (NDX_WORD)(p1 + k * step1), run,
+                         bits, step0 != 0);
       if (n == 0) return;
     }
   }
