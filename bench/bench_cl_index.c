@@ -291,7 +291,7 @@ static void run_index_case(env *e, const index_case *c) {
     char extra[48] = "";
     if (c->skip_peer) snprintf(extra, sizeof extra, " (%.2f of unchecked)", ratio);
     printf("%-50s %-9s %s %7.2f %12s %s %12s %12s  %-20s %s%s\n", c->name,
-           c->scatter ? (c->flags & NDX_INDEX_UNIQUE ? "unique" : "claims") : "gather", fn,
+           c->scatter ? (c->flags & NDX_INDEX_UNIQUE ? "unique" : "winners") : "gather", fn,
            t[CEIL].f.gbs, "-", fp, "-", "-", tg->text, met ? "yes" : "NO", extra);
     note_problem(e, "ndx", c->name, f);
     if (e->csv) {

@@ -112,8 +112,9 @@ typedef struct ndx_cuda_step {
  * takes items of `chunk` index elements of the check pack (index, claim
  * slot, axis coordinate, C-order index in S: src/host/index_plan.h); the
  * copy kernel items of `chunk` C-order elements of the copy pack (dst, src,
- * index or claims), or below 8 bits `chunk` destination bytes each. */
-#define NDX_CUDA_INDEX_PACK_BYTES NDX_PACK_MAX_BYTES(4, NDX_PACK_MAX_RANK)
+ * index or claims; the winners form's claim slot and axis coordinate), or
+ * below 8 bits `chunk` destination bytes each. */
+#define NDX_CUDA_INDEX_PACK_BYTES NDX_PACK_MAX_BYTES(5, NDX_PACK_MAX_RANK)
 
 typedef struct ndx_cuda_index_args {
   int64_t count;        /* items */
@@ -121,7 +122,7 @@ typedef struct ndx_cuda_index_args {
   int64_t d;            /* values are valid in [0, d), or [-d, d) with wrap */
   int64_t bias;         /* subtracted from a value before it is tested (claims: 1) */
   int64_t step0, step1; /* copy: a value k moves dst by k*step0, src by k*step1 */
-  int64_t claim_stride; /* check: claim slot of k = slot of 0 + k*claim_stride */
+  int64_t claim_stride; /* check, winners copy: claim slot of k = slot of 0 + k*claim_stride */
   int32_t bits;         /* copy: element width */
   int32_t index_bits;   /* 32 or 64 (32 for a claims table) */
   int32_t wrap;         /* NDX_INDEX_WRAP */
@@ -139,10 +140,11 @@ int ndx_cuda_index_launch_check(const ndx_cuda_index_args *a, int64_t blocks, vo
                                 const void *index, uint32_t *claims, uint32_t *status);
 
 /* Launches the copy kernel, which writes nothing when status[0] is set;
- * `index` is the claims table in a claims scatter. */
+ * `index` is the claims table in a claims scatter; `claims` the table in a
+ * winners scatter, else NULL. */
 int ndx_cuda_index_launch_copy(const ndx_cuda_index_args *a, int64_t blocks, void *stream,
                                void *dst, const void *src, const void *index,
-                               const uint32_t *status);
+                               const uint32_t *claims, const uint32_t *status);
 
 /* The launch geometry of a kernel step: grid[0..2] blocks along x, y, z,
  * each of NDX_CUDA_THREADS threads along x; returns their product, 0 for

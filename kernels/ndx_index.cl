@@ -6,7 +6,8 @@
  *   ndx_index_check    the check pass: index elements [i*chunk, ...) of the
  *                      check pack; claims NULL for no claims
  *   ndx_index_copy_B   the copy pass, C-order elements [i*chunk, ...) of the
- *                      copy pack (B = 8 .. 128); `rows` for one value per row
+ *                      copy pack (B = 8 .. 128); `rows` for one value per row;
+ *                      `claims` the winners form's table, else NULL
  *   ndx_index_bytes_B  the copy pass below 8 bits, destination bytes
  *                      [first + i*chunk, ...) (B = 1, 2, 4)
  * A copy work-item returns at once when status[0] (the check pass's fault
@@ -87,9 +88,11 @@ __kernel void ndx_index_check(__constant const ndx_pack_head *p,
 /* The body with its index width and `rows` as constants: the loops the
  * compiler then makes have no per-element branch on either. */
 #define NDX_INDEX_COPY_CALL(B, IB, ROWS)                                                           \
-  ndx_index_copy_item_wN(p, dst, src, index, B, IB, d, wrap, bias, step0, step1, item, chunk, ROWS)
+  ndx_index_copy_item_wN(p, dst, src, index, claims, claim_stride, B, IB, d, wrap, bias, step0,    \
+                         step1, item, chunk, ROWS)
 #define NDX_INDEX_COPY_KERNEL(B)                                                                   \
-  __kernel void ndx_index_copy_##B(NDX_INDEX_ARGS, int rows NDX_INDEX_CHECK_ARGS) {                \
+  __kernel void ndx_index_copy_##B(NDX_INDEX_ARGS, int rows, __global const uint *restrict claims, \
+                                   long claim_stride NDX_INDEX_CHECK_ARGS) {                       \
     if (status[0]) return;                                                                         \
     long item = (long)get_global_id(0), i0 = item * chunk;                                         \
     NDX_INDEX_CHECK_RANGE(B, i0, ndx_min64(p->numel, i0 + chunk))                                  \

@@ -36,8 +36,10 @@ NDX_CUDA_KERNEL k_index_check(const __grid_constant__ ndx_cuda_index_args a,
 template <int W, int B, int ROWS>
 NDX_CUDA_KERNEL k_index_copy(const __grid_constant__ ndx_cuda_index_args a,
                              ndx_u8 *__restrict__ dst, const ndx_u8 *__restrict__ src,
-                             const ndx_u8 *__restrict__ index, const ndx_u32 *__restrict__ status) {
-  copy_body<W, B, ROWS>(a, dst, src, index, status, (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
+                             const ndx_u8 *__restrict__ index, const ndx_u32 *__restrict__ claims,
+                             const ndx_u32 *__restrict__ status) {
+  copy_body<W, B, ROWS>(a, dst, src, index, claims, status,
+                        (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
                         (int64_t)gridDim.x * blockDim.x);
 }
 
@@ -62,13 +64,14 @@ extern "C" int ndx_cuda_index_launch_check(const ndx_cuda_index_args *a, int64_t
 
 extern "C" int ndx_cuda_index_launch_copy(const ndx_cuda_index_args *a, int64_t blocks,
                                           void *stream, void *dst, const void *src,
-                                          const void *index, const uint32_t *status) {
+                                          const void *index, const uint32_t *claims,
+                                          const uint32_t *status) {
   copy_kernel_of k;
   if (!pick_copy(k, *a)) return (int)cudaErrorInvalidDeviceFunction;
   if (blocks <= 0) return (int)cudaSuccess;
   ndx_u8 *d = (ndx_u8 *)dst;
   const ndx_u8 *s = (const ndx_u8 *)src, *i = (const ndx_u8 *)index;
-  void *args[] = {(void *)a, (void *)&d, (void *)&s, (void *)&i, (void *)&status};
+  void *args[] = {(void *)a, (void *)&d, (void *)&s, (void *)&i, (void *)&claims, (void *)&status};
   return (int)cudaLaunchKernel(k.fn, dim3((unsigned)blocks), dim3(NDX_CUDA_THREADS), args, 0,
                                (cudaStream_t)stream);
 }

@@ -42,11 +42,11 @@ template <int W> struct items;
                                 chunk);                                                            \
     }                                                                                              \
     static NDX_HD void copy(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,                \
-                            const ndx_u8 *index, int bits, int index_bits, ndx_i64 d, int wrap,    \
-                            ndx_i64 bias, ndx_i64 step0, ndx_i64 step1, ndx_i64 item,              \
-                            ndx_i64 chunk, int rows) {                                             \
-      ndx_index_copy_item_##wN(p, dst, src, index, bits, index_bits, d, wrap, bias, step0, step1,  \
-                               item, chunk, rows);                                                 \
+                            const ndx_u8 *index, const ndx_u32 *claims, ndx_i64 claim_stride,      \
+                            int bits, int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,           \
+                            ndx_i64 step0, ndx_i64 step1, ndx_i64 item, ndx_i64 chunk, int rows) { \
+      ndx_index_copy_item_##wN(p, dst, src, index, claims, claim_stride, bits, index_bits, d,      \
+                               wrap, bias, step0, step1, item, chunk, rows);                       \
     }                                                                                              \
     static NDX_HD void bytes(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,               \
                              const ndx_u8 *index, int bits, int index_bits, ndx_i64 d, int wrap,   \
@@ -73,17 +73,19 @@ NDX_HD void check_body(const ndx_cuda_index_args &a, const ndx_u8 *__restrict__ 
 }
 
 /* The copy pass, B-bit elements: nothing when the check found a fault;
- * items of a.chunk elements (B >= 8; ROWS: a.rows, as a constant) or of
- * a.chunk destination bytes (B < 8). */
+ * items of a.chunk elements (B >= 8; ROWS: a.rows, as a constant; `claims`
+ * the winners form's table, else NULL) or of a.chunk destination bytes
+ * (B < 8). */
 template <int W, int B, int ROWS>
 NDX_HD void copy_body(const ndx_cuda_index_args &a, ndx_u8 *__restrict__ dst,
                       const ndx_u8 *__restrict__ src, const ndx_u8 *__restrict__ index,
-                      const ndx_u32 *__restrict__ status, int64_t tid, int64_t nthreads) {
+                      const ndx_u32 *__restrict__ claims, const ndx_u32 *__restrict__ status,
+                      int64_t tid, int64_t nthreads) {
   if (status[0]) return;
   for (int64_t item = tid; item < a.count; item += nthreads) {
     if (B >= 8)
-      items<W>::copy(pack_of(a), dst, src, index, B, a.index_bits, a.d, a.wrap, a.bias, a.step0,
-                     a.step1, item, a.chunk, ROWS);
+      items<W>::copy(pack_of(a), dst, src, index, claims, a.claim_stride, B, a.index_bits, a.d,
+                     a.wrap, a.bias, a.step0, a.step1, item, a.chunk, ROWS);
     else
       items<W>::bytes(pack_of(a), dst, src, index, B, a.index_bits, a.d, a.wrap, a.bias, a.step1,
                       item, a.chunk);

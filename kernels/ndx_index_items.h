@@ -10,7 +10,8 @@
  *          value is tested, the first fault recorded in the status words,
  *          and (claims) the winner of each slot kept by an atomic max
  *   copy   ndx_index_copy_item (8 bits and up: a C-order range, by rows
- *          where the index is constant along the innermost axis) and
+ *          where the index is constant along the innermost axis; in the
+ *          winners form only the elements that hold their claim) and
  *          ndx_index_bytes_item (1, 2, 4 bits: destination bytes it owns)
  *
  * The status words (ndx_u32[NDX_INDEX_STATUS_WORDS]): [0] 0, or 1 once a
@@ -28,6 +29,18 @@
 /* The shortest scattered row copied with streaming stores (NDX_STREAM):
  * shorter ones share their lines with their neighbours'. */
 #define NDX_STREAM_ROW_BYTES 256
+
+/* The most operands a pass's pack has (the winners copy: dst, src, index,
+ * claim slot, axis coordinate; src/host/index_plan.h). */
+#define NDX_WALK_OPS 5
+
+/* The winners form's test (claims not NULL): true iff the claim slot of
+ * value k, `slot` + k * claim_stride, holds axis coordinate j + 1, the
+ * element's own claim; always true without claims. */
+NDX_FN int ndx_index_wins(NDX_GLOBAL const ndx_u32 *NDX_RESTRICT claims, ndx_i64 claim_stride,
+                          ndx_i64 slot, ndx_i64 j, ndx_i64 k) {
+  return !claims || claims[slot + k * claim_stride] == (ndx_u32)(j + 1);
+}
 
 /* The two atomic steps: claiming the fault record (0 -> 1, true for the one
  * caller that did) and keeping a claim's maximum; CUDA's atomicCAS and
@@ -82,14 +95,14 @@ NDX_FN void ndx_index_fault_record(NDX_GLOBAL ndx_u32 *status, ndx_i64 order, nd
 #define NDX_INDEX_ITEMS_H_W32
 #endif
 
-/* An odometer over every operand of a pack (up to four): ndx_odo's walk,
- * row by row. */
+/* An odometer over every operand of a pack (up to NDX_WALK_OPS): ndx_odo's
+ * walk, row by row. */
 typedef struct ndx_walk_wN {
   NDX_WORD index[NDX_PACK_MAX_RANK];
-  NDX_WORD pos[4];
-  NDX_WORD step[4]; /* each operand's stride on the innermost axis */
-  NDX_WORD ext;     /* that axis's extent */
-  int in;           /* and its number */
+  NDX_WORD pos[NDX_WALK_OPS];
+  NDX_WORD step[NDX_WALK_OPS]; /* each operand's stride on the innermost axis */
+  NDX_WORD ext;                /* that axis's extent */
+  int in;                      /* and its number */
 } ndx_walk_wN;
 
 NDX_ITEM_FN void ndx_walk_start_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk_wN *w,
@@ -97,7 +110,7 @@ NDX_ITEM_FN void ndx_walk_start_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk
   ndx_unravel_wN(p, i, w->index);
   w->in = (int)p->rank - 1;
   w->ext = ndx_extent_wN(p, w->in);
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < NDX_WALK_OPS; k++) {
     int op = k < (int)p->nops;
     w->pos[k] = op ? ndx_index_position_wN(p, k, w->index) : 0;
     w->step[k] = op ? ndx_stride_wN(p, k, w->in) : 0;
@@ -218,19 +231,33 @@ NDX_ITEM_FN void ndx_index_row_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD 
                     (NDX_WORD)(w.pos[1] + t * (SS) + (NDX_WORD)k * (NDX_WORD)(S1)), bits);         \
   }
 
+/* A run of the winners form: NDX_INDEX_ELEMS's elements, each copied only
+ * when it holds its value's claim (ndx_index_wins). */
+#define NDX_WINNER_ELEMS                                                                           \
+  for (NDX_WORD t = 0; t < run; t++) {                                                             \
+    ndx_i64 k =                                                                                    \
+        ndx_index_value(ndx_load_index(index, w.pos[2] + t * si, index_bits) - bias, d, wrap);     \
+    if (k >= 0 && ndx_index_wins(claims, claim_stride, w.pos[3] + t * w.step[3],                   \
+                                 w.pos[4] + t * w.step[4], k))                                     \
+      ndx_copy_elem(dst, w.pos[0] + t * sd + k * step0, src, w.pos[1] + t * ss, bits);             \
+  }
+
 /* Copy pass (8 bits and up), work-item `item`: C-order elements [item*chunk,
  * ...) of the copy pack (operands dst, src, index). Value v read at operand
  * 2 gives k = ndx_index_value(v - bias, d, wrap); a valid k copies src
  * position + k*step1 to dst position + k*step0, an invalid one nothing.
  * `rows` (a constant in the caller) promises innermost strides 1, 1, 0: one
- * value per row and the row copied as a block. */
+ * value per row and the row copied as a block. `claims` is the winners
+ * form's table (operands 3 and 4 its claim slot and axis coordinate), NULL
+ * for the other forms. */
 NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
                                         NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                         NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
-                                        NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
-                                        int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,
-                                        ndx_i64 step0, ndx_i64 step1, ndx_i64 item, ndx_i64 chunk,
-                                        int rows) {
+                                        NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index,
+                                        NDX_GLOBAL const ndx_u32 *NDX_RESTRICT claims,
+                                        ndx_i64 claim_stride, int bits, int index_bits, ndx_i64 d,
+                                        int wrap, ndx_i64 bias, ndx_i64 step0, ndx_i64 step1,
+                                        ndx_i64 item, ndx_i64 chunk, int rows) {
   ndx_i64 i0 = item * chunk;
   if (i0 >= p->numel) return;
   ndx_i64 n = ndx_min64(p->numel, i0 + chunk) - i0;
@@ -240,14 +267,14 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   if (rows) {
     for (;;) {
       NDX_WORD j = w.index[w.in], run = (NDX_WORD)ndx_min64(w.ext - j, n);
-      NDX_WORD p0 = w.pos[0], p1 = w.pos[1], p2 = w.pos[2];
+      NDX_WORD p0 = w.pos[0], p1 = w.pos[1], p2 = w.pos[2], p3 = w.pos[3], p4 = w.pos[4];
       n -= run;
       if (n > 0) {
         ndx_walk_next_row_wN(p, &w, j);
         ndx_index_prefetch_row_wN(&w, src, index, bits, index_bits, d, wrap, bias, step1, n);
       }
       ndx_i64 k = ndx_index_value(ndx_load_index(index, p2, index_bits) - bias, d, wrap);
-      if (k >= 0)
+      if (k >= 0 && ndx_index_wins(claims, claim_stride, p3, p4, k))
         ndx_index_row_wN(dst, (NDX_WORD)(p0 + k * step0), src, (NDX_WORD)(p1 + k * step1), run,
                          bits, step0 != 0);
       if (n == 0) return;
@@ -261,7 +288,9 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   int gather = step0 == 0 && sd == 1 && si == 1, scatter = step1 == 0 && ss == 1 && si == 1;
   for (;;) {
     NDX_WORD j = w.index[w.in], run = (NDX_WORD)ndx_min64(w.ext - j, n);
-    if (gather && ss == 0)
+    if (claims)
+      NDX_WINNER_ELEMS
+    else if (gather && ss == 0)
       NDX_INDEX_ELEMS(1, 0, 1, 0, step1)
     else if (gather && ss == 1)
       NDX_INDEX_ELEMS(1, 1, 1, 0, step1)
@@ -277,6 +306,7 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   }
 }
 #undef NDX_INDEX_ELEMS
+#undef NDX_WINNER_ELEMS
 
 /* Copy pass below 8 bits, of a pack whose destination is distinct and
  * moves not (a gather, a claims scatter: step0 is 0): work-item `item` owns

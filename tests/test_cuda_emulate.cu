@@ -227,7 +227,7 @@ static bool run_case(const cuda_case *c, unsigned flags, int dshift, int sshift,
 
 /* Calls emulated by form (index_plan.h), index form and copy kind
  * (elements, rows, bytes below 8 bits); faults reported. */
-static long long index_runs[3][2][3], index_faults;
+static long long index_runs[4][2][3], index_faults;
 
 /* Position spans [lo, hi) in elements, and the positions seen outside. */
 struct spans {
@@ -258,9 +258,11 @@ static void check_positions(const ndx_cuda_index_call &c, const uint8_t *index, 
 }
 
 /* Every position of the copy pass: the value's, and for a valid value the
- * destination and source elements it moves. */
+ * destination and source elements it moves and (winners: nclaims > 0) the
+ * claim slot it reads. */
 template <int W>
-static void copy_positions(const ndx_cuda_index_call &c, const uint8_t *index, spans &sp) {
+static void copy_positions(const ndx_cuda_index_call &c, const uint8_t *index, spans &sp,
+                           int64_t nclaims) {
   const ndx_cuda_index_args &a = c.copy;
   const ndx_pack_head *p = (const ndx_pack_head *)a.pack;
   typedef typename ix<W>::word word;
@@ -271,6 +273,8 @@ static void copy_positions(const ndx_cuda_index_call &c, const uint8_t *index, s
     if (k < 0) continue;
     sp.in(0, ix<W>::position(p, 0, (word)i) + k * a.step0);
     sp.in(1, ix<W>::position(p, 1, (word)i) + k * a.step1);
+    int64_t slot = nclaims > 0 ? ix<W>::position(p, 3, (word)i) + k * a.claim_stride : 0;
+    if (slot < 0 || slot >= (nclaims > 0 ? nclaims : 1)) sp.outside++;
   }
 }
 
@@ -279,13 +283,13 @@ struct index_emulator {
   const ndx_cuda_index_args *a;
   uint8_t *dst;
   const uint8_t *src, *index;
-  const uint32_t *status;
+  const uint32_t *claims, *status; /* claims: the winners form's table, else NULL */
   int64_t blocks;
   bool reverse;
   template <int W, int B, int ROWS> void copy() {
     int64_t n = blocks * NDX_CUDA_THREADS;
     for (int64_t t = 0; t < n; t++)
-      copy_body<W, B, ROWS>(*a, dst, src, index, status, reverse ? n - 1 - t : t, n);
+      copy_body<W, B, ROWS>(*a, dst, src, index, claims, status, reverse ? n - 1 - t : t, n);
   }
 };
 
@@ -326,7 +330,8 @@ static bool run_index_case(int k, bool *ran, int *bits, char *why, size_t size) 
   std::vector<uint8_t> got(b.dst, b.dst + b.nd);
   std::vector<uint32_t> temp(call.temp_bytes / 4, 0u);
   uint32_t *status = temp.data(), *claims = call.plan.nclaims > 0 ? status + 8 : nullptr;
-  const uint8_t *moved = claims ? (const uint8_t *)claims : c.ix;
+  bool winners = call.plan.form == NDX_INDEX_WINNERS;
+  const uint8_t *moved = claims && !winners ? (const uint8_t *)claims : c.ix;
   bool reverse = k % 2 == 1, wide = call.plan.wide;
   spans sp = {};
   span_of(&c.dst, &sp.lo[0], &sp.hi[0]);
@@ -340,12 +345,14 @@ static bool run_index_case(int k, bool *ran, int *bits, char *why, size_t size) 
       check_positions<0>(call, c.ix, sp, call.plan.nclaims);
     if (call.check_blocks > 0 && wide) emulate_check<1>(call, c.ix, claims, status, reverse);
     if (call.check_blocks > 0 && !wide) emulate_check<0>(call, c.ix, claims, status, reverse);
-    if (claims) sp.lo[2] = 0, sp.hi[2] = call.plan.nclaims;
+    if (claims && !winners) sp.lo[2] = 0, sp.hi[2] = call.plan.nclaims;
+    int64_t winner_claims = winners ? call.plan.nclaims : 0;
     if (wide)
-      copy_positions<1>(call, moved, sp);
+      copy_positions<1>(call, moved, sp, winner_claims);
     else
-      copy_positions<0>(call, moved, sp);
-    index_emulator e = {&call.copy, got.data(), b.src, moved, status, call.copy_blocks, reverse};
+      copy_positions<0>(call, moved, sp, winner_claims);
+    index_emulator e = {&call.copy, got.data(),       b.src,  moved, winners ? claims : nullptr,
+                        status,     call.copy_blocks, reverse};
     ok = call.copy_blocks == 0 || pick_copy(e, call.copy);
     if (!ok)
       snprintf(why, size, "no copy kernel for %d bits (rows %d): %s", c.bits, call.copy.rows,
@@ -496,13 +503,15 @@ int main(int argc, char **argv) {
              cuda_widths[w], icases[w], ifailures[w]);
     tap(ifailures[w] == 0, name, iwhy[w].c_str());
   }
-  const char *forms[3] = {"gather", "unique scatter", "claims scatter"};
+  const char *forms[4] = {"gather", "unique scatter", "claims scatter", "winners scatter"};
   const char *copies[3] = {"elements", "rows", "bytes"};
-  for (int f = 0; f < 3; f++)
+  for (int f = 0; f < 4; f++)
     for (int wide = 0; wide < 2; wide++)
       for (int kind = 0; kind < 3; kind++) {
-        /* below 8 bits a scatter takes claims; a unique scatter's copy pack
-         * has dst's stride-0 axis innermost (index_plan.c), never rows */
+        /* below 8 bits every scatter is a claims scatter, and only there */
+        bool sub_byte_form = f == NDX_INDEX_CLAIMS;
+        if (f != NDX_INDEX_GATHER && (kind == 2) != sub_byte_form) continue;
+        /* (not required of the random cases) */
         if (f == NDX_INDEX_UNIQUE_SCATTER && kind != 0) continue;
         char name[128];
         snprintf(name, sizeof name, "the %s copy by %s ran with %d-bit pack words (%lld calls)",

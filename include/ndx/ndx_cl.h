@@ -191,11 +191,12 @@ NDX_API ndx_status ndx_cl_gather(ndx_cl *cl, cl_command_queue queue, cl_mem dst,
  * elements go to one, the last in C order over S wins, whole, and
  * destination elements none reaches keep their value (bits too, below 8
  * bits). Without NDX_INDEX_UNIQUE (and always below 8 bits) it runs a
- * claims pass and then visits every element of dst_l: a table of 4 bytes
- * per element of dst_l's shape with the index's broadcast axes dropped
- * (4*d bytes for a 1-d index broadcast to S), filled with zeros, the check
- * kernel keeping each slot's winner, and a copy over dst_l's elements. With
- * NDX_INDEX_UNIQUE (8 bits and up) the copy runs over S alone. Everything
+ * claims pass: a table of 4 bytes per element of dst_l's shape with the
+ * index's broadcast axes dropped (4*d bytes for a 1-d index broadcast to
+ * S), filled with zeros, the check kernel keeping each slot's winner; then
+ * the copy runs over S, each element written only by its winner (8 bits
+ * and up), or over dst_l's elements, each byte written once (below 8 bits).
+ * With NDX_INDEX_UNIQUE (8 bits and up) the copy runs over S alone. Everything
  * else as ndx_cl_gather, flags NDX_INDEX_WRAP and NDX_INDEX_UNIQUE, and
  * NDX_ERANGE for a claims scatter of 2^31 or more elements along `axis`. */
 NDX_API ndx_status ndx_cl_scatter(ndx_cl *cl, cl_command_queue queue, cl_mem dst,

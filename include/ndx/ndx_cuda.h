@@ -135,8 +135,10 @@ NDX_API ndx_status ndx_cuda_gather(cudaStream_t stream, void *dst, const ndx_lay
  * Without NDX_INDEX_UNIQUE (and below 8 bits always) the check kernel also
  * claims each destination element for its last source in a table of int32
  * (one per element of dst_l's shape, broadcast axes of the index dropped,
- * allocated with the status words), and the copy kernel runs over dst_l's
- * shape; NDX_INDEX_UNIQUE promises distinct targets and copies over S (a
+ * allocated with the status words), and the copy kernel runs over S, each
+ * element written by its winner alone (8 bits and up), or over dst_l's
+ * shape (below 8 bits); NDX_INDEX_UNIQUE promises distinct targets and
+ * copies over S with no claims (a
  * broken promise leaves each contested element holding one of its sources
  * whole). Returns and costs as ndx_cuda_gather, flags NDX_INDEX_WRAP and
  * NDX_INDEX_UNIQUE; also NDX_ERANGE for a claims scatter of 2^31 or more

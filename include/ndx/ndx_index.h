@@ -34,9 +34,9 @@
 /* An index k in [-d, 0) means k + d, as NumPy's take does. */
 #define NDX_INDEX_WRAP 1u
 /* Scatter only: the caller promises that no two elements of S go to one
- * destination element, so ndx skips its duplicate handling (a claims pass and
- * a copy over every destination element, see ndx_cl_scatter) and copies
- * element by element over S. If the promise is broken, each contested
+ * destination element, so ndx skips its duplicate handling (a claims pass
+ * and a table of claims, see ndx_cl_scatter) and copies element by element
+ * over S. If the promise is broken, each contested
  * element still holds one of its sources whole and no byte outside dst_l's
  * span is touched, but which one wins is not defined. */
 #define NDX_INDEX_UNIQUE 2u

@@ -87,7 +87,7 @@ static void release(temps *t) {
 static ndx_status pack_buffer(const ndx_cl *cl, const char *fn, const ndx_index_plan *p,
                               ndx_status (*write)(const ndx_index_plan *, void *, size_t, size_t *),
                               cl_mem *out) {
-  uint64_t buf[NDX_PACK_MAX_BYTES(NDX_CHECK_OPS, NDX_PACK_MAX_RANK) / 8];
+  uint64_t buf[NDX_PACK_MAX_BYTES(NDX_COPY_OPS, NDX_PACK_MAX_RANK) / 8]; /* the most operands */
   size_t used;
   ndx_status s = write(p, buf, sizeof buf, &used);
   if (s == NDX_OK && used > cl->max_constant)
@@ -105,7 +105,7 @@ static ndx_status make_temps(ndx_cl *cl, const char *fn, const ndx_index_plan *p
   if (s == NDX_OK) t->report->site = p->site;
   for (int k = 0; k < 2 && s == NDX_OK && NDX_BOUNDS_CHECK; k++)
     s = ndx_cl_report_new(cl, fn, &t->bounds[k]);
-  if (s == NDX_OK && p->form == NDX_INDEX_CLAIMS) {
+  if (s == NDX_OK && ndx_index_form_claims(p->form)) {
     cl_int e;
     size_t bytes = (size_t)(p->nclaims > 0 ? p->nclaims : 1) * sizeof(cl_uint);
     t->claims = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
@@ -149,7 +149,10 @@ static ndx_status enqueue_passes(ndx_cl *cl, const char *fn, const ndx_index_pla
     snprintf(t->bounds[1]->kernel, sizeof t->bounds[1]->kernel, "%s", copy.name);
     for (int k = 0; k < 3; k++) t->bounds[0]->size[k] = t->bounds[1]->size[k] = b[k].size;
   }
-  cl_mem claims = t->claims, moved = p->form == NDX_INDEX_CLAIMS ? t->claims : index;
+  /* the claims form reads the claims table as its index; the winners form
+   * reads it beside the index */
+  cl_mem claims = t->claims, moved = p->form == NDX_INDEX_CLAIMS ? t->claims : index,
+         copy_claims = p->form == NDX_INDEX_WINNERS ? t->claims : NULL;
   cl_int index_bits = p->index_bits, copy_bits = p->copy_index_bits;
   cl_long d = p->site.d, claim_stride = p->claim_stride, check_chunk = NDX_CL_INDEX_CHECK_ELEMS;
   cl_int wrap = p->site.wrap, copy_wrap = p->copy_wrap, rows = p->rows;
@@ -197,7 +200,11 @@ static ndx_status enqueue_passes(ndx_cl *cl, const char *fn, const ndx_index_pla
   ARG(copy.kernel, 10, step1);
   ARG(copy.kernel, 11, copy_chunk_);
   cl_uint next = 12;
-  if (kind == NDX_CL_INDEX_COPY) ARG(copy.kernel, next++, rows);
+  if (kind == NDX_CL_INDEX_COPY) {
+    ARG(copy.kernel, next++, rows);
+    ARG(copy.kernel, next++, copy_claims);
+    ARG(copy.kernel, next++, claim_stride);
+  }
   if (NDX_BOUNDS_CHECK && e == CL_SUCCESS) {
     ndx_cl_buffer cb[3] = {b[0], b[1], b[2]};
     if (p->form == NDX_INDEX_CLAIMS) cb[2].size = (size_t)(p->nclaims > 0 ? p->nclaims : 1) * 4;
@@ -250,7 +257,7 @@ static ndx_status index_call(const char *fn, bool scatter, unsigned internal, nd
   ndx_index_plan p;
   ndx_status s =
       ndx_index_plan_make(&p, fn, scatter, dst_l, src_l, axis, index_l, index_bits, flags, bits);
-  if (s == NDX_OK && (internal & NDX_CL_INDEX_SKIP_CHECK) && p.form == NDX_INDEX_CLAIMS)
+  if (s == NDX_OK && (internal & NDX_CL_INDEX_SKIP_CHECK) && ndx_index_form_claims(p.form))
     s = ndx_set_error(NDX_EINVAL, "%s: a claims scatter cannot skip its check pass", fn);
   if (internal & NDX_CL_INDEX_WIDE) p.wide = true;
   if (s == NDX_OK) s = ndx_cl_check_queue(cl, fn, queue);

@@ -59,6 +59,7 @@ static ndx_status copy_args(ndx_cuda_index_call *c) {
   a->bias = p->bias;
   a->step0 = p->step[0];
   a->step1 = p->step[1];
+  a->claim_stride = p->claim_stride;
   a->rows = p->rows;
   a->wide = p->wide;
   c->copy_blocks = q->numel > 0 ? blocks_for(a->count) : 0;
@@ -76,7 +77,7 @@ ndx_status ndx_cuda_index_fill(ndx_cuda_index_call *c, const char *fn, bool scat
   ndx_status s = ndx_index_plan_make(&tmp.plan, fn, scatter, dst_l, src_l, axis, index_l,
                                      index_bits, flags, bits);
   if (s != NDX_OK) return s;
-  if ((internal & NDX_CUDA_INDEX_SKIP_CHECK) && tmp.plan.form == NDX_INDEX_CLAIMS)
+  if ((internal & NDX_CUDA_INDEX_SKIP_CHECK) && ndx_index_form_claims(tmp.plan.form))
     return ndx_set_error(NDX_EINVAL, "%s: a claims scatter cannot skip its check pass", fn);
   if (internal & NDX_CUDA_INDEX_WIDE) tmp.plan.wide = true;
   tmp.skip_check = (internal & NDX_CUDA_INDEX_SKIP_CHECK) != 0;

@@ -124,40 +124,51 @@ static void plan_check(ndx_index_plan *p, const ndx_layout *index_l, bool claims
 }
 
 /* Step 2 for the copy pass, in its form (index_plan.h). The pass is
- * normalized for the destination's own strides: a unique scatter's operand
- * 0 has stride 0 on the axis, so its real strides ride along as a fourth
- * operand that orders the axes and is then dropped. */
+ * normalized for the destination's own strides: where the destination
+ * moves with the value (unique, winners), operand 0 has stride 0 on the
+ * axis, so the destination's real strides ride along as operand 0 to order
+ * the axes, and the moved destination (the last operand) then takes its
+ * place. */
 static void plan_copy(ndx_index_plan *p, const ndx_layout *dst_l, const ndx_layout *src_l,
                       const ndx_layout *index_l) {
   int r = p->site.rank, axis = p->site.axis;
-  bool unique = p->form == NDX_INDEX_UNIQUE_SCATTER, claims = p->form == NDX_INDEX_CLAIMS;
-  int64_t st[4][NDX_MAX_RANK] = {{0}};
-  int64_t off[4] = {dst_l->offset, src_l->offset, claims ? 0 : index_l->offset, dst_l->offset};
+  bool claims = p->form == NDX_INDEX_CLAIMS, winners = p->form == NDX_INDEX_WINNERS;
+  bool moves_dst = winners || p->form == NDX_INDEX_UNIQUE_SCATTER;
+  int nops = winners ? NDX_COPY_OPS : 3, moved = moves_dst ? nops : NDX_COPY_SRC;
+  int64_t st[NDX_COPY_OPS + 1][NDX_MAX_RANK] = {{0}}, off[NDX_COPY_OPS + 1] = {0};
   const int64_t *shape = claims ? dst_l->shape : p->site.shape;
+  off[NDX_COPY_DST] = off[nops] = dst_l->offset;
+  off[NDX_COPY_SRC] = src_l->offset;
+  off[NDX_COPY_INDEX] = claims ? 0 : index_l->offset;
   for (int a = 0; a < r; a++) {
-    st[0][a] = st[3][a] = dst_l->strides[a];
-    st[1][a] = src_l->strides[a];
-    st[2][a] = claims ? p->claims_strides[a] : index_l->strides[a];
+    st[NDX_COPY_DST][a] = st[nops][a] = dst_l->strides[a];
+    st[NDX_COPY_SRC][a] = src_l->strides[a];
+    st[NDX_COPY_INDEX][a] = claims ? p->claims_strides[a] : index_l->strides[a];
+    if (winners) {
+      st[NDX_COPY_CLAIM][a] = a == axis ? 0 : p->claims_strides[a];
+      st[NDX_COPY_COORD][a] = a == axis ? 1 : 0;
+    }
   }
   p->step[0] = p->step[1] = 0;
-  int moved = unique ? 3 : 1; /* the operand the value moves */
-  p->step[unique ? 0 : 1] = st[moved][axis];
+  p->step[moves_dst ? 0 : 1] = st[moved][axis];
   st[moved][axis] = 0;
   p->copy_d = claims ? p->site.shape[axis] : p->site.d;
   p->bias = claims ? 1 : 0;
   p->copy_wrap = claims ? false : p->site.wrap;
   p->copy_index_bits = claims ? 32 : p->index_bits;
-  load(&p->copy, r, shape, unique ? 4 : 3, st, off);
+  load(&p->copy, r, shape, moves_dst ? nops + 1 : nops, st, off);
   ndx_operands_normalize(&p->copy);
-  if (unique) { /* operand 0 becomes the moved destination */
-    ndx_operands *q = &p->copy;
-    q->offset[0] = q->offset[3];
-    for (int a = 0; a < q->rank; a++) q->strides[0][a] = q->strides[3][a];
-    q->nops = 3;
+  ndx_operands *q = &p->copy;
+  if (moves_dst) { /* operand 0 becomes the moved destination */
+    q->offset[NDX_COPY_DST] = q->offset[nops];
+    for (int a = 0; a < q->rank; a++) q->strides[NDX_COPY_DST][a] = q->strides[nops][a];
+    q->nops = nops;
   }
-  int in = p->copy.rank - 1;
-  p->rows = p->bits >= 8 && p->copy.numel > 0 && p->copy.strides[0][in] == 1 &&
-            p->copy.strides[1][in] == 1 && p->copy.strides[2][in] == 0;
+  int in = q->rank - 1;
+  p->rows =
+      p->bits >= 8 && q->numel > 0 && q->strides[NDX_COPY_DST][in] == 1 &&
+      q->strides[NDX_COPY_SRC][in] == 1 && q->strides[NDX_COPY_INDEX][in] == 0 &&
+      (!winners || (q->strides[NDX_COPY_CLAIM][in] == 0 && q->strides[NDX_COPY_COORD][in] == 0));
 }
 
 ndx_status ndx_index_plan_make(ndx_index_plan *p, const char *call, bool scatter,
@@ -167,11 +178,12 @@ ndx_status ndx_index_plan_make(ndx_index_plan *p, const char *call, bool scatter
   ndx_status st = check_args(call, scatter, dst_l, src_l, axis, index_l, index_bits, flags, bits);
   if (st != NDX_OK) return st;
   const ndx_layout *same = scatter ? src_l : dst_l, *indexed = scatter ? dst_l : src_l;
-  bool unique = scatter && (flags & NDX_INDEX_UNIQUE) && bits >= 8;
-  ndx_index_form form = !scatter ? NDX_INDEX_GATHER
-                        : unique ? NDX_INDEX_UNIQUE_SCATTER
-                                 : NDX_INDEX_CLAIMS;
-  if (form == NDX_INDEX_CLAIMS && same->shape[axis] > INT32_MAX)
+  bool unique = (flags & NDX_INDEX_UNIQUE) != 0;
+  ndx_index_form form = !scatter   ? NDX_INDEX_GATHER
+                        : bits < 8 ? NDX_INDEX_CLAIMS
+                        : unique   ? NDX_INDEX_UNIQUE_SCATTER
+                                   : NDX_INDEX_WINNERS;
+  if (ndx_index_form_claims(form) && same->shape[axis] > INT32_MAX)
     return ndx_set_error(NDX_ERANGE,
                          "%s: src_l has %lld elements along axis %d, past the 2^31 - 1 that a "
                          "scatter without NDX_INDEX_UNIQUE (or of under 8 bits) handles",
@@ -188,7 +200,7 @@ ndx_status ndx_index_plan_make(ndx_index_plan *p, const char *call, bool scatter
   p->site.d = indexed->shape[axis];
   memcpy(p->site.shape, same->shape, sizeof(int64_t) * (size_t)same->rank);
   p->empty = ndx_numel(same) == 0;
-  plan_check(p, index_l, form == NDX_INDEX_CLAIMS);
+  plan_check(p, index_l, ndx_index_form_claims(form));
   plan_copy(p, dst_l, src_l, index_l);
   /* the packs' words, and the positions a value reaches: every layout's
    * positions and the claims table's */

@@ -18,17 +18,24 @@
  *          value made valid (ndx_index_value in ndx_device.h; an invalid one
  *          copies nothing, so memory safety never rests on the check pass).
  *
- * The copy pass takes one of three forms:
+ * The copy pass takes one of four forms:
  *   gather   over S: dst, src with stride 0 on the axis, the index;
  *            step[1] = src's axis stride.
  *   unique   a scatter with NDX_INDEX_UNIQUE of 8 bits and up, over S: dst
  *            with stride 0 on the axis, src, the index; step[0] = dst's axis
  *            stride. No claims.
- *   claims   any other scatter, over dst's shape: dst, src with stride 0 on
- *            the axis, the claims table; k = claim - 1 (0: no element comes
- *            here, nothing is written); step[1] = src's axis stride. A gather
- *            from the winners: it visits every destination element, owns
- *            whole destination bytes below 8 bits, and is deterministic.
+ *   winners  any other scatter of 8 bits and up, over S: the unique form's
+ *            three operands, then the claim slot of k = 0 and the axis
+ *            coordinate j; an element with a valid k writes only when slot
+ *            + k * claim_stride holds j + 1, so that each destination
+ *            element has one writer, the last in C order. Its source is
+ *            read in order and its rows written whole, as a unique
+ *            scatter's.
+ *   claims   a scatter below 8 bits, over dst's shape: dst, src with stride
+ *            0 on the axis, the claims table; k = claim - 1 (0: no element
+ *            comes here, nothing is written); step[1] = src's axis stride.
+ *            A gather from the winners: it visits every destination
+ *            element and owns whole destination bytes.
  *
  * Nothing reads a pack back to plan. */
 #ifndef NDX_INDEX_PLAN_H
@@ -40,8 +47,18 @@
 typedef enum ndx_index_form {
   NDX_INDEX_GATHER,
   NDX_INDEX_UNIQUE_SCATTER,
-  NDX_INDEX_CLAIMS
+  NDX_INDEX_CLAIMS,
+  NDX_INDEX_WINNERS
 } ndx_index_form;
+
+/* True iff the form keeps a claims table (zeroed, then claimed by the check
+ * pass). */
+static inline bool ndx_index_form_claims(ndx_index_form f) {
+  return f == NDX_INDEX_CLAIMS || f == NDX_INDEX_WINNERS;
+}
+
+/* Operands of the copy pass: the winners form has all five. */
+enum { NDX_COPY_DST, NDX_COPY_SRC, NDX_COPY_INDEX, NDX_COPY_CLAIM, NDX_COPY_COORD, NDX_COPY_OPS };
 
 /* Operands of the check pass. */
 enum { NDX_CHECK_INDEX, NDX_CHECK_CLAIM, NDX_CHECK_COORD, NDX_CHECK_ORDER, NDX_CHECK_OPS };
@@ -68,17 +85,19 @@ typedef struct ndx_index_plan {
   int64_t claim_stride; /* slot of (fibre, k) = claim slot of k = 0 + k * claim_stride */
   int64_t nclaims;      /* entries of the claims table (0: no claims) */
   /* The claims table's strides over dst's shape (0 where the index
-   * broadcasts), for the claims form's copy pass. */
+   * broadcasts), for the copy passes of the claims and winners forms. */
   int64_t claims_strides[NDX_MAX_RANK];
-  /* The copy pass (operands 0 dst, 1 src, 2 index or claims): a valid value
-   * v of [-copy_d, copy_d) (wrapping when copy_wrap) or [0, copy_d), minus
+  /* The copy pass (operands 0 dst, 1 src, 2 index or claims; the winners
+   * form's 3 claim slot and 4 axis coordinate): a valid value v of
+   * [-copy_d, copy_d) (wrapping when copy_wrap) or [0, copy_d), minus
    * `bias`, moves operand 0 by k * step[0] and operand 1 by k * step[1]. */
   ndx_operands copy;
   int64_t copy_d, bias, step[2];
   bool copy_wrap;
   int copy_index_bits; /* 32 for the claims table */
-  /* The innermost copy axis has strides 1, 1 and 0: one value per row, and
-   * rows copied as blocks (8 bits and up). */
+  /* The innermost copy axis has strides 1, 1 and 0 (and 0, 0 for the
+   * winners form's claim slot and coordinate): one value per row, and rows
+   * copied as blocks (8 bits and up). */
   bool rows;
   /* The bytes each layout's positions touch: [lo, end); [0, 0) when empty
    * (src for a gather and dst for a scatter: every position of the axis). */
@@ -101,7 +120,8 @@ ndx_status ndx_index_plan_make(ndx_index_plan *p, const char *call, bool scatter
  * NDX_PACK_MAX_BYTES(NDX_CHECK_OPS, NDX_MAX_RANK) bytes: then it cannot fail). */
 ndx_status ndx_index_plan_check_pack(const ndx_index_plan *p, void *buf, size_t size, size_t *used);
 
-/* Writes the copy pass's pack (at least NDX_PACK_MAX_BYTES(3, NDX_MAX_RANK)). */
+/* Writes the copy pass's pack (at least NDX_PACK_MAX_BYTES(NDX_COPY_OPS,
+ * NDX_MAX_RANK)). */
 ndx_status ndx_index_plan_copy_pack(const ndx_index_plan *p, void *buf, size_t size, size_t *used);
 
 /* The fault a check pass recorded at `site`: `order` the element's C-order
