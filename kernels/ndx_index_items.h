@@ -197,10 +197,10 @@ NDX_ITEM_FN void ndx_index_prefetch_row_wN(const ndx_walk_wN *w, NDX_GLOBAL cons
 }
 
 /* A row of `run` elements (bits >= 8) of a copy pass that takes one value
- * per row: src position ps to dst position pd, both contiguous. A row of a
- * unique scatter (`scattered`: the destination moves with the value) of
- * NDX_STREAM_ROW_BYTES or more goes by streaming stores where there are
- * any (NDX_STREAM). */
+ * per row: src position ps to dst position pd, both contiguous. A
+ * scattered row (`scattered`: the destination moves with the value, in the
+ * unique and winners forms) of NDX_STREAM_ROW_BYTES or more goes by
+ * streaming stores where there are any (NDX_STREAM). */
 NDX_ITEM_FN void ndx_index_row_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd,
                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, NDX_WORD ps,
                                   NDX_WORD run, int bits, int scattered) {

@@ -286,12 +286,13 @@ Test(cl_index, kv_cache_rows_and_duplicates) {
 
 /* KV-cache rows long enough for streaming stores (on a CPU device), of odd
  * lengths, so that they start at every alignment their elements allow: each
- * row's bytes, and none beside them, written. */
+ * row's bytes, and none beside them, written; with the promise, and without
+ * it with duplicated slots (the winners form). */
 Test(cl_index, kv_cache_long_rows_at_every_alignment) {
   cl_env_need(&env);
   oracle_rng r = {18};
   int64_t nnew = 9, slots = 20;
-  int32_t unique[9] = {3, 0, 19, 7, 8, 1, 12, 4, 15};
+  int32_t unique[9] = {3, 0, 19, 7, 8, 1, 12, 4, 15}, dup[9] = {3, 3, 5, 3, 5, 0, 19, 19, 3};
   for (int w = 3; w < 8; w++) {
     int64_t dim = (2408 / widths[w]) | 1; /* about 300 bytes */
     ndx_layout ids = contiguous(1, &nnew), col, index_l;
@@ -301,6 +302,7 @@ Test(cl_index, kv_cache_long_rows_at_every_alignment) {
     ndx_layout cache = contiguous(2, (int64_t[]){slots, dim});
     check_call(true, &cache, &rows, 0, &index_l, (uint8_t *)unique, 32, NDX_INDEX_UNIQUE, widths[w],
                0, &r);
+    check_call(true, &cache, &rows, 0, &index_l, (uint8_t *)dup, 32, 0, widths[w], 0, &r);
   }
 }
 
