@@ -306,6 +306,42 @@ Test(cl_index, kv_cache_long_rows_at_every_alignment) {
   }
 }
 
+/* Rows below 8 bits (an index constant along the innermost axis): copied
+ * as bytes where every row is whole bytes on both sides, element by element
+ * where a row is not (an odd offset, an odd row length, a row pitch off a
+ * byte), gathers and scatters alike, duplicates included. */
+Test(cl_index, sub_byte_rows_as_bytes_only_on_whole_bytes) {
+  cl_env_need(&env);
+  oracle_rng r = {19};
+  int64_t n = 9, table = 20;
+  int32_t ids[9] = {3, 3, 5, 19, 5, 0, 19, 7, 3};
+  for (int w = 0; w < 3; w++) {
+    int bits = widths[w];
+    int64_t per = 8 / bits;
+    /* {row length, offset and row pitch of the rows, of the table} */
+    int64_t variants[5][5] = {{3 * per, 0, 3 * per, 0, 3 * per},
+                              {3 * per, 1, 3 * per, 0, 3 * per},
+                              {3 * per, 0, 3 * per, 1, 3 * per},
+                              {3 * per + 1, 0, 4 * per, 0, 4 * per},
+                              {3 * per, 0, 3 * per, 0, 3 * per + 1}};
+    for (int v = 0; v < 5; v++) {
+      int64_t dim = variants[v][0];
+      ndx_layout idl = contiguous(1, &n), col, index_l, rows, tab;
+      cr_assert_eq(ndx_unsqueeze(&col, &idl, 1), NDX_OK);
+      cr_assert_eq(ndx_broadcast(&index_l, &col, 2, (int64_t[]){n, dim}), NDX_OK);
+      cr_assert_eq(
+          ndx_make(&rows, 2, (int64_t[]){n, dim}, (int64_t[]){variants[v][2], 1}, variants[v][1]),
+          NDX_OK);
+      cr_assert_eq(ndx_make(&tab, 2, (int64_t[]){table, dim}, (int64_t[]){variants[v][4], 1},
+                            variants[v][3]),
+                   NDX_OK);
+      check_call(false, &rows, &tab, 0, &index_l, (uint8_t *)ids, 32, 0, bits, 0, &r);
+      /* the mirror: the rows scattered into the table */
+      check_call(true, &tab, &rows, 0, &index_l, (uint8_t *)ids, 32, 0, bits, 0, &r);
+    }
+  }
+}
+
 /* take_along_axis on the inner axis, negative indices wrapped. */
 Test(cl_index, take_along_axis_with_wrap) {
   cl_env_need(&env);

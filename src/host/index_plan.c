@@ -171,6 +171,37 @@ static void plan_copy(ndx_index_plan *p, const ndx_layout *dst_l, const ndx_layo
       (!winners || (q->strides[NDX_COPY_CLAIM][in] == 0 && q->strides[NDX_COPY_COORD][in] == 0));
 }
 
+/* Step 3, below 8 bits: a copy pass by rows whose rows are whole bytes on
+ * both sides (innermost strides 1, 1 and 0 (and only three operands), an
+ * extent of whole bytes, and every other destination and source stride,
+ * both offsets and both steps on whole bytes) is the same pass over 8-bit
+ * elements, which the rows kernel copies as blocks where the sub-byte
+ * kernel assembles each byte. */
+static void widen_rows(ndx_index_plan *p) {
+  ndx_operands *q = &p->copy;
+  int64_t per = p->bits < 8 ? 8 / p->bits : 1;
+  int in = q->rank - 1;
+  if (per == 1 || q->numel == 0 || q->nops != 3 || q->strides[NDX_COPY_DST][in] != 1 ||
+      q->strides[NDX_COPY_SRC][in] != 1 || q->strides[NDX_COPY_INDEX][in] != 0 ||
+      q->shape[in] % per != 0 || p->step[0] % per != 0 || p->step[1] % per != 0)
+    return;
+  for (int k = NDX_COPY_DST; k <= NDX_COPY_SRC; k++) {
+    if (q->offset[k] % per != 0) return;
+    for (int a = 0; a < in; a++)
+      if (q->strides[k][a] % per != 0) return;
+  }
+  for (int k = NDX_COPY_DST; k <= NDX_COPY_SRC; k++) {
+    q->offset[k] /= per;
+    for (int a = 0; a < in; a++) q->strides[k][a] /= per;
+  }
+  q->shape[in] /= per;
+  q->numel /= per;
+  p->step[0] /= per;
+  p->step[1] /= per;
+  p->bits = 8;
+  p->rows = true;
+}
+
 ndx_status ndx_index_plan_make(ndx_index_plan *p, const char *call, bool scatter,
                                const ndx_layout *dst_l, const ndx_layout *src_l, int axis,
                                const ndx_layout *index_l, int index_bits, unsigned flags,
@@ -202,6 +233,7 @@ ndx_status ndx_index_plan_make(ndx_index_plan *p, const char *call, bool scatter
   p->empty = ndx_numel(same) == 0;
   plan_check(p, index_l, ndx_index_form_claims(form));
   plan_copy(p, dst_l, src_l, index_l);
+  widen_rows(p);
   /* the packs' words, and the positions a value reaches: every layout's
    * positions and the claims table's */
   p->wide = !ndx_operands_fit_narrow(&p->check) || !ndx_operands_fit_narrow(&p->copy) ||

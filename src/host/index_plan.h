@@ -3,7 +3,8 @@
  *
  * A call runs as two kernels, planned here in the order the work happens
  * (arguments checked once; each pass's operands built, coalesced and
- * normalized; the form chosen; the runtime writes the packs at the end):
+ * normalized; the form chosen; rows of whole bytes below 8 bits widened to
+ * bytes; the runtime writes the packs at the end):
  *
  *   check  over the index's own elements (S with its broadcast axes dropped,
  *          so an index_select checks its 1-d index once): every value is
@@ -74,6 +75,9 @@ typedef struct ndx_index_site {
 
 typedef struct ndx_index_plan {
   ndx_index_form form;
+  /* The copy pass's element width: the call's, or 8 where rows of whole
+   * bytes below 8 bits were widened to bytes (the copy pass's operands
+   * then count bytes); and the index's. */
   int bits, index_bits;
   bool wide;  /* both packs in the 64-bit form */
   bool empty; /* S has no element: nothing is launched */
