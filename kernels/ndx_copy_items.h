@@ -263,6 +263,30 @@ NDX_DEFINE_BLOCK(uchar, uchar16, 16)
 NDX_DEFINE_BLOCK(ushort, ushort8, 8)
 NDX_DEFINE_BLOCK(uint, uint8, 8)
 NDX_DEFINE_BLOCK(ulong, ulong4, 4)
+
+#if NDX_STREAM
+/* A line block: L rows x Q*L columns, Q L x L blocks side by side, so that
+ * each destination row of it is one whole 64-byte line (Q*L elements),
+ * written by streaming stores one after the other: the line goes out whole,
+ * with no read for ownership and nothing evicted from the caches. Needs
+ * every destination row to start on a line (ndx_lines_aligned). */
+#define NDX_DEFINE_LINE_BLOCK(T, V, L, Q)                                                          \
+  NDX_ITEM_FN void ndx_line_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                   \
+                                      NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {           \
+    V a[Q * L];                                                                                    \
+    _Pragma("unroll") for (int j = 0; j < Q * L; j++) a[j] = ndx_load_##V(s + j * ssj);            \
+    _Pragma("unroll") for (int q = 0; q < Q; q++) ndx_transpose_##V(a + q * L);                    \
+    _Pragma("unroll") for (int i = 0; i < L; i++) {                                                \
+      _Pragma("unroll") for (int q = 0; q < Q; q++)                                                \
+          __builtin_nontemporal_store(a[q * L + i], (NDX_GLOBAL V *)(d + i * sdi + q * L));        \
+    }                                                                                              \
+  }
+NDX_DEFINE_LINE_BLOCK(uchar, uchar16, 16, 4)
+NDX_DEFINE_LINE_BLOCK(ushort, ushort8, 8, 4)
+NDX_DEFINE_LINE_BLOCK(uint, uint8, 8, 2)
+NDX_DEFINE_LINE_BLOCK(ulong, ulong4, 4, 2)
+#undef NDX_DEFINE_LINE_BLOCK
+#endif
 #undef NDX_DEFINE_VECTOR
 #undef NDX_DEFINE_BLOCK
 #undef NDX_ROUND_UNPACK
@@ -301,6 +325,41 @@ NDX_ITEM_FN void ndx_copy_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd,
   }
 }
 #undef NDX_BLOCK_CALL
+
+#if NDX_STREAM
+/* True iff every destination row of a tile (from position pd, pitch sdi, of
+ * `bits`-bit elements, 8 to 64) starts on a 64-byte line. */
+NDX_FN int ndx_lines_aligned(NDX_GLOBAL const ndx_u8 *dst, ndx_i64 pd, ndx_i64 sdi, int bits) {
+  ndx_i64 bytes = bits / 8;
+  return (((uintptr_t)(dst + pd * bytes) | (uintptr_t)(sdi * bytes)) & 63u) == 0;
+}
+
+/* Copies the fi x fj elements of a tile (fi a multiple of ndx_tile_lanes,
+ * fj of a line's 512/bits elements) in line blocks, each band of lines
+ * down the tile's rows before the next, then orders the streaming stores
+ * before what the work-item does next. */
+#define NDX_LINES_CALL(T)                                                                          \
+  for (ndx_i64 j = 0; j < fj; j += 64 / (ndx_i64)sizeof(T))                                        \
+    for (ndx_i64 i = 0; i < fi; i += ndx_tile_lanes(bits))                                         \
+      ndx_line_block_##T((NDX_GLOBAL T *)dst + pd + i * sdi + j, sdi,                              \
+                         (NDX_GLOBAL const T *)src + ps + i + j * ssj, ssj);
+NDX_ITEM_FN void ndx_copy_lines(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                                NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
+                                ndx_i64 fi, ndx_i64 fj, int bits) {
+  switch (bits) {
+  case 8:
+    NDX_LINES_CALL(uchar) break;
+  case 16:
+    NDX_LINES_CALL(ushort) break;
+  case 32:
+    NDX_LINES_CALL(uint) break;
+  default:
+    NDX_LINES_CALL(ulong) break;
+  }
+  __builtin_ia32_sfence();
+}
+#undef NDX_LINES_CALL
+#endif
 #else
 NDX_FN int ndx_tile_lanes(int bits) {
   (void)bits;
@@ -399,6 +458,7 @@ NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
                                      NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps,        \
                                      ndx_i64 ssj, int bits) {                                      \
     int lg = ndx_sub_log2(bits), n = 64 / bits;                                                    \
+    int stream = ((((uintptr_t)(dst + (pd >> lg))) | (uintptr_t)(sdi >> lg)) & (8 * NW - 1)) == 0; \
     V stage[NDX_STAGE_BYTES / (8 * NW)], w[64];                                                    \
     for (int k = 0; k < n; k++) {                                                                  \
       V a[NW];                                                                                     \
@@ -421,9 +481,13 @@ NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
       }                                                                                            \
       _Pragma("unroll") for (int m = 0; m < n; m++) {                                              \
         NDX_GLOBAL ulong *row = (NDX_GLOBAL ulong *)(dst + ((pd + (I * n + m) * sdi) >> lg));      \
-        ndx_store_##V(row, w[m]);                                                                  \
+        if (stream)                                                                                \
+          __builtin_nontemporal_store(w[m], (NDX_GLOBAL V *)row);                                  \
+        else                                                                                       \
+          ndx_store_##V(row, w[m]);                                                                \
       }                                                                                            \
     }                                                                                              \
+    if (stream) __builtin_ia32_sfence();                                                           \
   }
 NDX_DEFINE_BITS_TILE(ulong8, 8)
 NDX_DEFINE_BITS_TILE(ulong4, 4)
@@ -705,17 +769,27 @@ NDX_FN void ndx_copy_tile_wN(NDX_CONSTANT const ndx_pack_head *p,
   /* the rows [0, fi) and columns [0, fj) that go in blocks; none when blocks
    * would be single elements */
   NDX_WORD fi = lanes > 1 ? ni - ni % lanes : 0, fj = lanes > 1 ? nj - nj % lanes : 0;
-  /* 8 and 16-bit blocks read half a line of each source row (2L elements,
-   * 32 bytes): the tile's source lines are asked for at its start, so that
-   * they come in together rather than one block's rows at a time */
-  if (bits <= 16)
-    for (NDX_WORD j = 0; j < fj; j++)
-      NDX_PREFETCH(src + (ps + j * ssj) * (bits / 8), fi * (bits / 8));
-  for (NDX_WORD i = 0; i < fi; i += 2 * lanes) {
-    int square = i + 2 * lanes > fi; /* an odd number of L-row bands: the last is L x L */
-    for (NDX_WORD j = 0; j < fj; j += lanes)
-      ndx_copy_block(dst, pd + i * sdi + j * sdj, sdi, src, ps + i * ssi + j * ssj, ssj, bits,
-                     square);
+#if NDX_STREAM
+  /* destination rows on whole lines: line blocks, each line streamed whole */
+  NDX_WORD line = (NDX_WORD)(512 / bits);
+  if (lanes > 1 && nj >= line && ndx_lines_aligned(dst, pd, sdi, bits)) {
+    fj = nj - nj % line;
+    ndx_copy_lines(dst, pd, sdi, src, ps, ssj, fi, fj, bits);
+  } else
+#endif
+  {
+    /* 8 and 16-bit blocks read half a line of each source row (2L elements,
+     * 32 bytes): the tile's source lines are asked for at its start, so that
+     * they come in together rather than one block's rows at a time */
+    if (bits <= 16)
+      for (NDX_WORD j = 0; j < fj; j++)
+        NDX_PREFETCH(src + (ps + j * ssj) * (bits / 8), fi * (bits / 8));
+    for (NDX_WORD i = 0; i < fi; i += 2 * lanes) {
+      int square = i + 2 * lanes > fi; /* an odd number of L-row bands: the last is L x L */
+      for (NDX_WORD j = 0; j < fj; j += lanes)
+        ndx_copy_block(dst, pd + i * sdi + j * sdj, sdi, src, ps + i * ssi + j * ssj, ssj, bits,
+                       square);
+    }
   }
   for (NDX_WORD i = 0; i < ni; i++)
     for (NDX_WORD j = i < fi ? fj : 0; j < nj; j++)

@@ -394,6 +394,44 @@ Test(cl, sub_byte_transposes_own_whole_destination_bytes) {
   }
 }
 
+/* Transposes whose destination rows start on 64-byte lines: on x86 CPU
+ * devices their tiles go in line blocks (L rows x one line of columns,
+ * written by streaming stores) where a tile has a line of columns, the rest
+ * of the tile element by element. Each width gets a destination of 75 rows
+ * (tail rows past the blocks) in a buffer whose pitch is whole lines plus
+ * one, at an offset of one line, with a last tile of columns that ends
+ * past a whole line (32 and 64 bits: 53 columns, tiles of 32; 8 and 16
+ * bits: 109, tiles of 64, one line of 8 bits); then the same at an
+ * offset one element off the line, which must not stream, and a batch. The
+ * sub-byte tiles (4, 2 and 1 bits, whole tiles of 128 and 256) write each
+ * destination row of a tile in one vector store, streamed where the rows
+ * start on the vector's bytes: [264, 256] destinations, pitch 256 or 288. */
+Test(cl, transposes_into_whole_lines_every_width) {
+  cl_env_need(&env);
+  for (int w = 3; w < NWIDTHS - 1; w++) {
+    int64_t line = 512 / widths[w], rows = 75, cols = widths[w] <= 16 ? 109 : 53;
+    int64_t pitch = (cols + line - 1) / line * line + line;
+    ndx_layout src = contiguous(2, (int64_t[]){cols, rows}), t;
+    cr_assert_eq(ndx_transpose(&t, &src, 0, 1), NDX_OK);
+    for (int64_t off = line; off <= line + 1; off++) {
+      ndx_layout d = make(2, (int64_t[]){rows, cols}, (int64_t[]){pitch, 1}, off);
+      check_copy(&d, &t, widths[w], 0, "transpose");
+      check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, "transpose");
+    }
+    ndx_layout b3 = make(3, (int64_t[]){2, rows, cols}, (int64_t[]){rows * cols, 1, rows}, 0),
+               d3 = make(3, (int64_t[]){2, rows, cols}, (int64_t[]){rows * pitch, pitch, 1}, 0);
+    check_copy(&d3, &b3, widths[w], 0, "transpose");
+  }
+  for (int w = 0; w < 3; w++)
+    for (int64_t pitch = 256; pitch <= 288; pitch += 32) {
+      ndx_layout src = contiguous(2, (int64_t[]){256, 264}), t;
+      cr_assert_eq(ndx_transpose(&t, &src, 0, 1), NDX_OK);
+      ndx_layout d = make(2, (int64_t[]){264, 256}, (int64_t[]){pitch, 1}, pitch);
+      check_copy(&d, &t, widths[w], 0, "transpose");
+      check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, "transpose");
+    }
+}
+
 Test(cl, strided_and_reversed_copies_take_the_gather_path) {
   cl_env_need(&env);
   /* every other element, reversed rows */
