@@ -200,7 +200,8 @@ NDX_ITEM_FN void ndx_index_prefetch_row_wN(const ndx_walk_wN *w, NDX_GLOBAL cons
  * per row: src position ps to dst position pd, both contiguous. A
  * scattered row (`scattered`: the destination moves with the value, in the
  * unique and winners forms) of NDX_STREAM_ROW_BYTES or more goes by
- * streaming stores where there are any (NDX_STREAM). */
+ * streaming stores where there are any (NDX_STREAM); the caller fences
+ * after its last row (ndx_stream_fence). */
 NDX_ITEM_FN void ndx_index_row_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd,
                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, NDX_WORD ps,
                                   NDX_WORD run, int bits, int scattered) {
@@ -277,7 +278,10 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
       if (k >= 0 && ndx_index_wins(claims, claim_stride, p3, p4, k))
         ndx_index_row_wN(dst, (NDX_WORD)(p0 + k * step0), src, (NDX_WORD)(p1 + k * step1), run,
                          bits, step0 != 0);
-      if (n == 0) return;
+      if (n == 0) {
+        if (step0 != 0) ndx_stream_fence(); /* after the scattered rows ndx_index_row streamed */
+        return;
+      }
     }
   }
   /* The common runs get loops with their strides as constants, so that a
