@@ -399,9 +399,9 @@ Test(cl, sub_byte_transposes_own_whole_destination_bytes) {
  * written by streaming stores) where a tile has a line of columns, the rest
  * of the tile element by element. Each width gets a destination of 75 rows
  * (tail rows past the blocks) in a buffer whose pitch is whole lines plus
- * one, at an offset of one line, with a last tile of columns that ends
- * past a whole line (32 and 64 bits: 53 columns, tiles of 32; 8 and 16
- * bits: 109, tiles of 64, one line of 8 bits); then the same at an
+ * one, at an offset of one line, with a tile of columns that ends past a
+ * whole line (53 columns for 32 and 64 bits, 109 for 8 and 16: tiles of 64,
+ * 32, 128 and 128 columns, lines of 16, 8, 64 and 32); then the same at an
  * offset one element off the line, which must not stream, and a batch. The
  * sub-byte tiles (4, 2 and 1 bits, whole tiles of 128 and 256) write each
  * destination row of a tile in one vector store, streamed where the rows
