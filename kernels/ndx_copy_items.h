@@ -39,13 +39,20 @@
 
 /* A hint that the `bytes` bytes from `p` (global memory) are read soon: on
  * an x86 CPU device (PoCL, where OpenCL's prefetch does nothing) a
- * prefetch of each of their first 16 cache lines; nothing elsewhere. */
+ * prefetch of each of their first 16 cache lines; nothing elsewhere. `far`
+ * (a constant): they are read after a few more rows' worth of other loads,
+ * so the lines go to the outer caches only (prefetcht2), which hold more
+ * of them in flight than the first level's (a gather's rows prefetched
+ * three rows ahead measured 1.1x with this as with prefetcht0). */
 #if defined(NDX_OPENCL_C) && defined(__x86_64__)
-#define NDX_PREFETCH(p, bytes)                                                                     \
+#define NDX_PREFETCH(p, bytes, far)                                                                \
   for (ndx_i64 o_ = 0; o_ < ndx_min64((bytes), 1024); o_ += 64)                                    \
-  __builtin_prefetch((NDX_GLOBAL const ndx_u8 *)(p) + o_)
+    if (far)                                                                                       \
+      __builtin_prefetch((NDX_GLOBAL const ndx_u8 *)(p) + o_, 0, 1);                               \
+    else                                                                                           \
+      __builtin_prefetch((NDX_GLOBAL const ndx_u8 *)(p) + o_, 0, 3)
 #else
-#define NDX_PREFETCH(p, bytes) ((void)(p), (void)(bytes))
+#define NDX_PREFETCH(p, bytes, far) ((void)(p), (void)(bytes), (void)(far))
 #endif
 
 /* Streaming stores, for lines written whole to places nothing reads soon (a
@@ -790,7 +797,7 @@ NDX_FN void ndx_copy_tile_wN(NDX_CONSTANT const ndx_pack_head *p,
      * they come in together rather than one block's rows at a time */
     if (bits <= 16)
       for (NDX_WORD j = 0; j < fj; j++)
-        NDX_PREFETCH(src + (ps + j * ssj) * (bits / 8), fi * (bits / 8));
+        NDX_PREFETCH(src + (ps + j * ssj) * (bits / 8), fi * (bits / 8), 0);
     for (NDX_WORD i = 0; i < fi; i += 2 * lanes) {
       int square = i + 2 * lanes > fi; /* an odd number of L-row bands: the last is L x L */
       for (NDX_WORD j = 0; j < fj; j += lanes)

@@ -6,7 +6,8 @@
  *   ndx_index_check    the check pass: index elements [i*chunk, ...) of the
  *                      check pack; claims NULL for no claims
  *   ndx_index_copy_B   the copy pass, C-order elements [i*chunk, ...) of the
- *                      copy pack (B = 8 .. 128); `rows` for one value per row;
+ *                      copy pack (B = 8 .. 128); `rows` 1 for one value per
+ *                      row, 2 for rows written by streaming stores;
  *                      `claims` the winners form's table, else NULL
  *   ndx_index_bytes_B  the copy pass below 8 bits, destination bytes
  *                      [first + i*chunk, ...) (B = 1, 2, 4)
@@ -85,8 +86,8 @@ __kernel void ndx_index_check(__constant const ndx_pack_head *p,
     ndx_index_check_item_wN(p, index, 64, d, wrap, claims, claim_stride, status, item, chunk);
 }
 
-/* The body with its index width and `rows` as constants: the loops the
- * compiler then makes have no per-element branch on either. */
+/* The body with its index width and whether `rows` as constants: the
+ * loops the compiler then makes have no per-element branch on either. */
 #define NDX_INDEX_COPY_CALL(B, IB, ROWS)                                                           \
   ndx_index_copy_item_wN(p, dst, src, index, claims, claim_stride, B, IB, d, wrap, bias, step0,    \
                          step1, item, chunk, ROWS)
@@ -98,12 +99,12 @@ __kernel void ndx_index_check(__constant const ndx_pack_head *p,
     NDX_INDEX_CHECK_RANGE(B, i0, ndx_min64(p->numel, i0 + chunk))                                  \
     if (index_bits == 32) {                                                                        \
       if (rows)                                                                                    \
-        NDX_INDEX_COPY_CALL(B, 32, 1);                                                             \
+        NDX_INDEX_COPY_CALL(B, 32, rows);                                                          \
       else                                                                                         \
         NDX_INDEX_COPY_CALL(B, 32, 0);                                                             \
     } else {                                                                                       \
       if (rows)                                                                                    \
-        NDX_INDEX_COPY_CALL(B, 64, 1);                                                             \
+        NDX_INDEX_COPY_CALL(B, 64, rows);                                                          \
       else                                                                                         \
         NDX_INDEX_COPY_CALL(B, 64, 0);                                                             \
     }                                                                                              \

@@ -26,9 +26,19 @@
 
 #define NDX_INDEX_STATUS_WORDS 8
 
-/* The shortest scattered row copied with streaming stores (NDX_STREAM):
- * shorter ones share their lines with their neighbours'. */
+/* Rows of a copy pass that takes one value per row go by streaming stores
+ * (NDX_STREAM) when they are NDX_STREAM_ROW_BYTES or longer (shorter ones
+ * share most of their lines with their neighbours') and the pass is a
+ * scatter (rows at random places of a table nothing reads soon) or its
+ * caller says so (`rows` 2: a gather's output larger than the caches
+ * would keep). */
 #define NDX_STREAM_ROW_BYTES 256
+
+/* How many rows ahead of its copy a copy pass by rows prefetches the
+ * source row (ndx_index_ahead): random rows' loads wait for memory, and
+ * with one row ahead the prefetches arrive late (on PoCL, two or four rows
+ * ahead measured 1.1-1.2x one). */
+#define NDX_PREFETCH_ROWS 3
 
 /* The most operands a pass's pack has (the winners copy: dst, src, index,
  * claim slot, axis coordinate; src/host/index_plan.h). */
@@ -83,6 +93,7 @@ NDX_FN void ndx_index_fault_record(NDX_GLOBAL ndx_u32 *status, ndx_i64 order, nd
 #define ndx_walk_next_row_wN NDX_WN(ndx_walk_next_row_w32, ndx_walk_next_row_w64)
 #define ndx_index_check_item_wN NDX_WN(ndx_index_check_item_w32, ndx_index_check_item_w64)
 #define ndx_index_prefetch_row_wN NDX_WN(ndx_index_prefetch_row_w32, ndx_index_prefetch_row_w64)
+#define ndx_index_ahead_wN NDX_WN(ndx_index_ahead_w32, ndx_index_ahead_w64)
 #define ndx_index_row_wN NDX_WN(ndx_index_row_w32, ndx_index_row_w64)
 #define ndx_index_copy_item_wN NDX_WN(ndx_index_copy_item_w32, ndx_index_copy_item_w64)
 #define ndx_index_bytes_item_wN NDX_WN(ndx_index_bytes_item_w32, ndx_index_bytes_item_w64)
@@ -181,38 +192,54 @@ NDX_ITEM_FN void ndx_index_check_item_wN(NDX_CONSTANT const ndx_pack_head *p,
 }
 
 /* Where a row takes one index value and the source moves with it (a
- * gather, step1 not 0): the prefetch of the next row's source (the walk is
- * at its start, `n` elements left), issued before the current row's copy so
- * that the random row's first lines are on their way. (A scatter's rows,
- * prefetched for writing, measured no faster.) */
+ * gather, step1 not 0): the prefetch of a later row's source (the walk is
+ * at that row's start, `n` elements left), issued before the copy of the
+ * rows before it so that the random row's lines are on their way; `far` as
+ * NDX_PREFETCH's. (A
+ * scatter's rows, prefetched for writing, measured no faster.) */
 NDX_ITEM_FN void ndx_index_prefetch_row_wN(const ndx_walk_wN *w, NDX_GLOBAL const ndx_u8 *src,
                                            NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
                                            int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,
-                                           ndx_i64 step1, ndx_i64 n) {
+                                           ndx_i64 step1, ndx_i64 n, int far) {
   if (step1 == 0) return;
   ndx_i64 k = ndx_index_value(ndx_load_index(index, w->pos[2], index_bits) - bias, d, wrap);
   if (k >= 0)
     NDX_PREFETCH(src + (((w->pos[1] + k * step1) * bits) >> 3),
-                 (ndx_min64(w->ext, n) * bits + 7) >> 3);
+                 (ndx_min64(w->ext, n) * bits + 7) >> 3, far);
+}
+
+/* Moves walk `a`, with `*na` elements from its row on, one row on and
+ * prefetches that row's source (ndx_index_prefetch_row); nothing once the
+ * range is done. */
+NDX_ITEM_FN void ndx_index_ahead_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_walk_wN *a,
+                                    ndx_i64 *na, NDX_GLOBAL const ndx_u8 *src,
+                                    NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
+                                    int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,
+                                    ndx_i64 step1) {
+  if (*na <= 0) return;
+  NDX_WORD j = a->index[a->in];
+  *na -= ndx_min64(a->ext - j, *na);
+  if (*na <= 0) return;
+  ndx_walk_next_row_wN(p, a, j);
+  ndx_index_prefetch_row_wN(a, src, index, bits, index_bits, d, wrap, bias, step1, *na, 1);
 }
 
 /* A row of `run` elements (bits >= 8) of a copy pass that takes one value
- * per row: src position ps to dst position pd, both contiguous. A
- * scattered row (`scattered`: the destination moves with the value, in the
- * unique and winners forms) of NDX_STREAM_ROW_BYTES or more goes by
- * streaming stores where there are any (NDX_STREAM); the caller fences
- * after its last row (ndx_stream_fence). */
+ * per row: src position ps to dst position pd, both contiguous. With
+ * `stream` (the pass streams, NDX_STREAM_ROW_BYTES), a row of
+ * NDX_STREAM_ROW_BYTES or more goes by streaming stores where there are any
+ * (NDX_STREAM); the caller fences after its last row (ndx_stream_fence). */
 NDX_ITEM_FN void ndx_index_row_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd,
                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, NDX_WORD ps,
-                                  NDX_WORD run, int bits, int scattered) {
+                                  NDX_WORD run, int bits, int stream) {
 #if NDX_STREAM
   ndx_i64 bytes = (ndx_i64)run * (bits / 8);
-  if (scattered && bytes >= NDX_STREAM_ROW_BYTES) {
+  if (stream && bytes >= NDX_STREAM_ROW_BYTES) {
     ndx_stream_bytes(dst + (ndx_i64)pd * (bits / 8), src + (ndx_i64)ps * (bits / 8), bytes);
     return;
   }
 #else
-  (void)scattered;
+  (void)stream;
 #endif
   ndx_copy_run_wN(dst, pd, 1, src, ps, 1, run, bits, 1);
 }
@@ -247,8 +274,9 @@ NDX_ITEM_FN void ndx_index_row_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD 
  * ...) of the copy pack (operands dst, src, index). Value v read at operand
  * 2 gives k = ndx_index_value(v - bias, d, wrap); a valid k copies src
  * position + k*step1 to dst position + k*step0, an invalid one nothing.
- * `rows` (a constant in the caller) promises innermost strides 1, 1, 0: one
- * value per row and the row copied as a block. `claims` is the winners
+ * `rows` (not 0: a constant in the caller) promises innermost strides 1, 1,
+ * 0: one value per row and the row copied as a block, by streaming stores
+ * for 2 (NDX_STREAM_ROW_BYTES). `claims` is the winners
  * form's table (operands 3 and 4 its claim slot and axis coordinate), NULL
  * for the other forms. */
 NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
@@ -266,20 +294,23 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   ndx_walk_start_wN(p, &w, (NDX_WORD)i0);
   NDX_WORD sd = w.step[0], ss = w.step[1], si = w.step[2];
   if (rows) {
+    int stream = step0 != 0 || rows == 2;
+    ndx_walk_wN a = w; /* a gather's walk NDX_PREFETCH_ROWS rows ahead of w */
+    ndx_i64 na = step1 != 0 ? n : 0;
+    for (int r = 1; r < NDX_PREFETCH_ROWS; r++)
+      ndx_index_ahead_wN(p, &a, &na, src, index, bits, index_bits, d, wrap, bias, step1);
     for (;;) {
       NDX_WORD j = w.index[w.in], run = (NDX_WORD)ndx_min64(w.ext - j, n);
       NDX_WORD p0 = w.pos[0], p1 = w.pos[1], p2 = w.pos[2], p3 = w.pos[3], p4 = w.pos[4];
       n -= run;
-      if (n > 0) {
-        ndx_walk_next_row_wN(p, &w, j);
-        ndx_index_prefetch_row_wN(&w, src, index, bits, index_bits, d, wrap, bias, step1, n);
-      }
+      if (n > 0) ndx_walk_next_row_wN(p, &w, j);
+      ndx_index_ahead_wN(p, &a, &na, src, index, bits, index_bits, d, wrap, bias, step1);
       ndx_i64 k = ndx_index_value(ndx_load_index(index, p2, index_bits) - bias, d, wrap);
       if (k >= 0 && ndx_index_wins(claims, claim_stride, p3, p4, k))
         ndx_index_row_wN(dst, (NDX_WORD)(p0 + k * step0), src, (NDX_WORD)(p1 + k * step1), run,
-                         bits, step0 != 0);
+                         bits, stream);
       if (n == 0) {
-        if (step0 != 0) ndx_stream_fence(); /* after the scattered rows ndx_index_row streamed */
+        if (stream) ndx_stream_fence(); /* after the rows ndx_index_row streamed */
         return;
       }
     }
@@ -345,7 +376,7 @@ NDX_ITEM_FN void ndx_index_bytes_item_wN(NDX_CONSTANT const ndx_pack_head *p,
     if (n > 0) {
       ndx_walk_next_row_wN(p, &w, j);
       if (si == 0)
-        ndx_index_prefetch_row_wN(&w, src, index, bits, index_bits, d, wrap, bias, step1, n);
+        ndx_index_prefetch_row_wN(&w, src, index, bits, index_bits, d, wrap, bias, step1, n, 0);
     }
     if (si != 0) {
       for (NDX_WORD t = 0; t < run; t++) {

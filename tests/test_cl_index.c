@@ -306,6 +306,32 @@ Test(cl_index, kv_cache_long_rows_at_every_alignment) {
   }
 }
 
+/* A gather whose output is larger than three quarters of the device's
+ * global memory cache writes its rows with streaming stores on an x86 CPU
+ * device: 1028-byte rows into a destination three elements into its
+ * buffer, so that they start at every 4-byte alignment, and rows split
+ * between work-items; every byte checked. (The output is capped at 64 MiB:
+ * a device reporting a larger cache runs the same gather unstreamed.) */
+Test(cl_index, gathers_past_the_cache_stream_their_rows) {
+  cl_env_need(&env);
+  oracle_rng r = {23};
+  cl_ulong cache = 0;
+  cr_assert_eq(
+      clGetDeviceInfo(env.device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL),
+      CL_SUCCESS);
+  int64_t dim = 257, table = 4096, row = dim * 4;
+  int64_t n = ((int64_t)(cache / 4 * 3) + row) / row;
+  if (n * row > (64 << 20)) n = (64 << 20) / row;
+  ndx_layout ids = contiguous(1, &n), col, index_l, out,
+             tab = contiguous(2, (int64_t[]){table, dim});
+  cr_assert_eq(ndx_unsqueeze(&col, &ids, 1), NDX_OK);
+  cr_assert_eq(ndx_broadcast(&index_l, &col, 2, (int64_t[]){n, dim}), NDX_OK);
+  cr_assert_eq(ndx_make(&out, 2, (int64_t[]){n, dim}, (int64_t[]){dim, 1}, 3), NDX_OK);
+  uint8_t *index = random_index(&r, &ids, 32, 0, table - 1);
+  check_call(false, &out, &tab, 0, &index_l, index, 32, 0, 32, 0, &r);
+  free(index);
+}
+
 /* Rows below 8 bits (an index constant along the innermost axis): copied
  * as bytes where every row is whole bytes on both sides, element by element
  * where a row is not (an odd offset, an odd row length, a row pitch off a

@@ -387,6 +387,12 @@ ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) 
   e = clGetDeviceInfo(device, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, sizeof cl->max_constant,
                       &cl->max_constant, NULL);
   if (e != CL_SUCCESS) s = ndx_cl_fail("ndx_cl_create", "clGetDeviceInfo", e);
+  cl_ulong cache = 0;
+  if (s == NDX_OK) {
+    e = clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL);
+    if (e != CL_SUCCESS) s = ndx_cl_fail("ndx_cl_create", "clGetDeviceInfo", e);
+  }
+  cl->stream_bytes = NDX_CL_STREAM_CACHE_SHARE(cache);
   if (s == NDX_OK && !share_programs(cl)) {
     for (int wide = 0; wide < 2 && s == NDX_OK; wide++) s = build_program(cl, wide);
     if (s == NDX_OK) publish_programs(cl);

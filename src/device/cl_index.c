@@ -55,6 +55,13 @@ static int64_t copy_chunk(const ndx_index_plan *p, int64_t *items) {
   return chunk;
 }
 
+/* The copy kernel's `rows`: 0 for a copy by elements, 1 by rows, 2 by rows
+ * written with streaming stores (NDX_CL_STREAM_CACHE_SHARE). */
+static cl_int copy_rows(const ndx_cl *cl, const ndx_index_plan *p) {
+  if (!p->rows) return 0;
+  return (cl_ulong)p->copy.numel * (cl_ulong)(p->bits / 8) >= cl->stream_bytes ? 2 : 1;
+}
+
 /* A read-only buffer holding a copy of `size` bytes at `host`. */
 static ndx_status const_buffer(const ndx_cl *cl, const char *fn, const void *host, size_t size,
                                cl_mem *out) {
@@ -155,7 +162,7 @@ static ndx_status enqueue_passes(ndx_cl *cl, const char *fn, const ndx_index_pla
          copy_claims = p->form == NDX_INDEX_WINNERS ? t->claims : NULL;
   cl_int index_bits = p->index_bits, copy_bits = p->copy_index_bits;
   cl_long d = p->site.d, claim_stride = p->claim_stride, check_chunk = NDX_CL_INDEX_CHECK_ELEMS;
-  cl_int wrap = p->site.wrap, copy_wrap = p->copy_wrap, rows = p->rows;
+  cl_int wrap = p->site.wrap, copy_wrap = p->copy_wrap, rows = copy_rows(cl, p);
   cl_long copy_d = p->copy_d, bias = p->bias, step0 = p->step[0], step1 = p->step[1];
   const char *call = "clEnqueueFillBuffer";
   cl_int e = CL_SUCCESS;

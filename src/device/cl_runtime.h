@@ -49,7 +49,8 @@ struct ndx_cl {
   cl_kernel kernel[2][NDX_CL_KINDS][NDX_CL_WIDTHS]; /* NULL where a kind lacks a width */
   size_t local[2][NDX_CL_KINDS][NDX_CL_WIDTHS];
   cl_ulong max_constant;
-  pthread_mutex_t lock;                  /* kernel arguments and enqueues; the report lists */
+  cl_ulong stream_bytes; /* a gather writing this many bytes streams them (cl_tuning.h) */
+  pthread_mutex_t lock;  /* kernel arguments and enqueues; the report lists */
   ndx_cl_report *pending, *pending_last; /* reports enqueued and not yet read, oldest first */
   ndx_cl_report *kept;                   /* the oldest fault read but not yet returned */
   unsigned long long seq;                /* reports made */
