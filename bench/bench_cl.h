@@ -23,7 +23,7 @@
 #define QUICK_FIG_BUDGET_S 0.25
 #define SLOW_S 0.25     /* an operation this slow is timed one per repetition */
 #define VERY_SLOW_S 1.5 /* and this slow, once after the check run */
-#define REPS_MAX 1000
+#define REPS_MAX BENCH_PAIRS_MAX
 
 /* ---- The environment (bench_cl_env.c) ------------------------------------------ */
 

@@ -83,9 +83,7 @@ void op_run(void *ctx, int64_t n) {
 double paired(const entry *a, const entry *b, bool time) {
   if (b->f.state != 1 || a->f.state != 1) return 0;
   int m = a->reps < b->reps ? a->reps : b->reps;
-  double r[REPS_MAX];
-  for (int k = 0; k < m; k++) r[k] = time ? a->per[k] / b->per[k] : b->per[k] / a->per[k];
-  return m ? bench_median(r, m) : 0;
+  return bench_paired(a->per, a->bytes, b->per, b->bytes, m, time);
 }
 
 static double run_ns(op *o, int64_t n) {

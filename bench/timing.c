@@ -1,6 +1,6 @@
 /* timing.c: the shared timer of ndx-bench: a monotonic clock, the thread's
- * CPU time, a warm-up that also sizes the work, and the median of the timed
- * repetitions. */
+ * CPU time, and a warm-up that also sizes the work (the median of the timed
+ * repetitions is stats.c's). */
 #include <stdlib.h>
 #include <time.h>
 
@@ -16,16 +16,6 @@ uint64_t bench_cpu_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int compare_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-double bench_median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, compare_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 #define BENCH_REPS_MAX 1000

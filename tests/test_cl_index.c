@@ -368,16 +368,74 @@ Test(cl_index, sub_byte_rows_as_bytes_only_on_whole_bytes) {
   }
 }
 
-/* take_along_axis on the inner axis, negative indices wrapped. */
+/* take_along_axis on the inner axis, negative indices wrapped, both index
+ * widths. */
 Test(cl_index, take_along_axis_with_wrap) {
   cl_env_need(&env);
   oracle_rng r = {17};
   int64_t s[2] = {33, 40};
   ndx_layout l = contiguous(2, s);
-  for (int w = 0; w < 8; w++) {
-    uint8_t *index = random_index(&r, &l, 64, -40, 39);
-    check_call(false, &l, &l, 1, &l, index, 64, NDX_INDEX_WRAP, widths[w], 0, &r);
-    free(index);
+  for (int w = 0; w < 8; w++)
+    for (int ib = 32; ib <= 64; ib += 32) {
+      uint8_t *index = random_index(&r, &l, ib, -40, 39);
+      check_call(false, &l, &l, 1, &l, index, ib, NDX_INDEX_WRAP, widths[w], 0, &r);
+      free(index);
+    }
+}
+
+/* take_along_axis's copy pass alone (the check pass skipped, as ndx-bench
+ * does to measure its cost): each element whose value is a coordinate
+ * copied, every other left as it was, for hostile values of both index
+ * widths, with and without wrap, in both pack forms. The copy's safety and these semantics do
+ * not rest on the check having run. */
+Test(cl_index, copy_pass_alone_copies_only_valid_values) {
+  cl_env_need(&env);
+  oracle_rng r = {29};
+  const int64_t hostile[] = {INT64_MIN, INT32_MIN,        -38,      -37, -1, 37,
+                             INT32_MAX, (int64_t)1 << 31, INT64_MAX};
+  int64_t rows = 5, d = 37, n = rows * d;
+  ndx_layout l = contiguous(2, (int64_t[]){rows, d});
+  for (int c = 0; c < 8; c++) {
+    int ib = c & 1 ? 64 : 32;
+    unsigned flags = c & 2 ? NDX_INDEX_WRAP : 0,
+             internal = NDX_CL_INDEX_SKIP_CHECK | (c & 4 ? NDX_CL_INDEX_WIDE : 0);
+    for (int w = 3; w < 7; w++) {
+      int bits = widths[w], es = bits / 8;
+      size_t nb = cl_env_buffer_bytes(&l, bits), ni = cl_env_buffer_bytes(&l, ib);
+      uint8_t *src = malloc(nb), *want = malloc(nb), *got = malloc(nb), *index = calloc(ni, 1);
+      for (size_t k = 0; k < nb; k++)
+        src[k] = (uint8_t)oracle_next(&r), want[k] = (uint8_t)oracle_next(&r);
+      cl_mem md = cl_env_buffer(&env, nb, want), ms = cl_env_buffer(&env, nb, src);
+      for (int64_t e = 0; e < n; e++) {
+        int64_t v = e % 3 ? oracle_between(&r, 0, d - 1)
+                          : hostile[oracle_between(&r, 0, sizeof hostile / sizeof *hostile - 1)];
+        if (ib == 32) {
+          int32_t v32 = (int32_t)v;
+          memcpy(index + e * 4, &v32, 4);
+          v = v32;
+        } else {
+          memcpy(index + e * 8, &v, 8);
+        }
+        int64_t k = oracle_index_coord(v, d, flags);
+        if (k >= 0) memcpy(want + e * es, src + (e - e % d + k) * es, (size_t)es);
+      }
+      cl_mem mi = cl_env_buffer(&env, ni, index);
+      cr_assert_eq(ndx_cl_index_flags(false, internal, env.cl, env.queue, md, &l, ms, &l, 1, mi, &l,
+                                      ib, flags, bits, 0, NULL, NULL),
+                   NDX_OK, "%s", ndx_last_error());
+      cr_assert_eq(ndx_cl_check(env.cl), NDX_OK, "%s", ndx_last_error());
+      cl_env_read(&env, md, nb, got);
+      for (size_t k = 0; k < nb; k++)
+        cr_assert_eq(got[k], want[k], "case %d, %d-bit elements: byte %zu is 0x%02x, want 0x%02x",
+                     c, bits, k, got[k], want[k]);
+      clReleaseMemObject(md);
+      clReleaseMemObject(ms);
+      clReleaseMemObject(mi);
+      free(src);
+      free(want);
+      free(got);
+      free(index);
+    }
   }
 }
 

@@ -47,7 +47,8 @@ void ndx_cl_plan_work(const ndx_cl_plan *plan, size_t *items, long long *chunk);
 enum {
   NDX_CL_INDEX_WIDE = 1u,      /* the 64-bit kernels even where 32-bit would do */
   NDX_CL_INDEX_SKIP_CHECK = 2u /* no check pass (ndx-bench's measure of its cost); a gather
-                                * or a unique scatter only, and the index must be valid */
+                                * or a unique scatter only; a value that is no coordinate
+                                * copies nothing, and nothing reports it */
 };
 
 /* ndx_cl_gather (`scatter` false) or ndx_cl_scatter with `internal` flags,
