@@ -9,9 +9,10 @@
  * elements * width). The figures of one case are timed in turn, repetition by
  * repetition, so that a shared machine's load falls on all of them alike; a
  * ratio is the median over those turns of a figure's speed over the
- * ceiling's: a vectorized copy kernel of our own over the same byte count
- * and the same buffers (the fastest of three variants, chosen once at
- * start). clEnqueueCopyBuffer over those bytes is reported too.
+ * ceiling's, each in bytes per second of what it moves (bench_paired): a
+ * vectorized copy kernel of our own over the same byte count and the same
+ * buffers where they hold it, else over its own buffers' (the fastest of
+ * three variants, chosen once at start). clEnqueueCopyBuffer over those bytes is reported too.
  *
  * Peers, in the same run: a naive one-element-per-work-item kernel that maps
  * each index to its positions with ndx_device.h's ndx_position (bench_cl.cl);
