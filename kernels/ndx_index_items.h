@@ -207,8 +207,8 @@ NDX_ITEM_FN void ndx_index_check_item_wN(NDX_CONSTANT const ndx_pack_head *p,
  * gather, step1 not 0): the prefetch of a later row's source (the walk is
  * at that row's start, `n` elements left), issued before the copy of the
  * rows before it so that the random row's lines are on their way; `far` as
- * NDX_PREFETCH's. (A
- * scatter's rows, prefetched for writing, measured no faster.) */
+ * NDX_PREFETCH's. (A scatter's rows, prefetched for writing, measured no
+ * faster.) */
 NDX_ITEM_FN void ndx_index_prefetch_row_wN(const ndx_walk_wN *w, NDX_GLOBAL const ndx_u8 *src,
                                            NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
                                            int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,
@@ -255,9 +255,9 @@ NDX_ITEM_FN void ndx_index_ahead_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_wal
 
 /* A row of `run` elements (bits >= 8) of a copy pass that takes one value
  * per row: src position ps to dst position pd, both contiguous. With
- * `stream` (the pass streams, NDX_STREAM_ROW_BYTES), a row of
- * NDX_STREAM_ROW_BYTES or more goes by streaming stores where there are any
- * (NDX_STREAM); the caller fences after its last row (ndx_stream_fence). */
+ * `stream` (a pass whose rows stream), a row of NDX_STREAM_ROW_BYTES or
+ * more goes by streaming stores where there are any (NDX_STREAM); the
+ * caller fences after its last row (ndx_stream_fence). */
 NDX_ITEM_FN void ndx_index_row_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd,
                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, NDX_WORD ps,
                                   NDX_WORD run, int bits, int stream) {
@@ -309,11 +309,11 @@ NDX_ITEM_FN void ndx_index_row_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD 
  * ...) of the copy pack (operands dst, src, index). Value v read at operand
  * 2 gives k = ndx_index_value(v - bias, d, wrap); a valid k copies src
  * position + k*step1 to dst position + k*step0, an invalid one nothing.
- * `rows` (not 0: a constant in the caller) promises innermost strides 1, 1,
- * 0: one value per row and the row copied as a block, by streaming stores
- * for 2 (NDX_STREAM_ROW_BYTES). `claims` is the winners
- * form's table (operands 3 and 4 its claim slot and axis coordinate), NULL
- * for the other forms. */
+ * `rows` (whether 0: a constant in the caller) promises innermost strides
+ * 1, 1, 0: one value per row and the row copied as a block, by streaming
+ * stores for 2 (NDX_STREAM_ROW_BYTES). `claims` is the winners form's table
+ * (operands 3 and 4 its claim slot and axis coordinate), NULL for the other
+ * forms. */
 NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
                                         NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                         NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
@@ -331,7 +331,7 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   if (rows) {
     int stream = step0 != 0 || rows == 2;
     ndx_walk_wN a = w; /* a gather's walk NDX_PREFETCH_ROWS rows ahead of w */
-    ndx_i64 na = step1 != 0 ? n : 0;
+    ndx_i64 na = NDX_PREFETCHES && step1 != 0 ? n : 0;
     for (int r = 1; r < NDX_PREFETCH_ROWS; r++)
       ndx_index_ahead_wN(p, &a, &na, src, index, bits, index_bits, d, wrap, bias, step1);
     for (;;) {
@@ -357,7 +357,7 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
    * take_along_axis) or 1; a scatter (step1 0), mirrored. */
   int gather = step0 == 0 && sd == 1 && si == 1, scatter = step1 == 0 && ss == 1 && si == 1;
   int narrow = index_bits == 32 && bias == 0 && d <= 0x7fffffff;
-  if (gather && ss == 0 && step1 == 1 && j0 == 0 && i0 + w.ext < p->numel)
+  if (NDX_PREFETCHES && gather && ss == 0 && step1 == 1 && j0 == 0 && i0 + w.ext < p->numel)
     ndx_index_prefetch_picks_wN(p, &w, src, bits, d);
   for (;;) {
     NDX_WORD j = w.index[w.in], run = (NDX_WORD)ndx_min64(w.ext - j, n);
