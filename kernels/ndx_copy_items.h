@@ -103,13 +103,16 @@ NDX_FN void ndx_stream_fence(void) {}
 #endif
 
 /* Side of a transpose tile of `bits`-bit elements: 16 KiB for 8 and 32-bit
- * elements, 32 KiB for 16-bit ones, so that the work of one tile (its index
- * math, the loop set-up) stays small next to its bytes and each source row
- * of a tile is read in runs of 128 bytes or more (on PoCL, fp32 64x64
- * tiles measured 1.5x the ratio of 32x32 ones on 4096x4096, 16-bit 128x128
- * 1.2x that of 64x64); 64 and 128-bit tiles are 8 and 4 KiB. */
+ * elements, 32 KiB for 16-bit and 1-bit ones, so that the work of one tile
+ * (its index math, the loop set-up) stays small next to its bytes and each
+ * source row of a tile is read in runs of 128 bytes or more (on PoCL, fp32
+ * 64x64 tiles measured 1.5x the ratio of 32x32 ones on 4096x4096, 16-bit
+ * 128x128 1.2x that of 64x64); a 1-bit tile's rows of 512 are one 64-byte
+ * line each, which streaming stores write whole (on PoCL, 16384x16384:
+ * 0.30-0.37 of the copy, 0.16-0.19 with 256x256 tiles, whose rows are half
+ * lines); 64 and 128-bit tiles are 8 and 4 KiB. */
 NDX_FN int ndx_tile_side(int bits) {
-  return bits == 1    ? 32 * NDX_TILE
+  return bits == 1    ? 64 * NDX_TILE
          : bits <= 16 ? 16 * NDX_TILE
          : bits == 32 ? 8 * NDX_TILE
          : bits == 64 ? 4 * NDX_TILE
@@ -117,9 +120,9 @@ NDX_FN int ndx_tile_side(int bits) {
 }
 
 /* Bytes of the private buffer a sub-byte tile stages its source in: a
- * whole tile of ndx_tile_side for 1, 2 and 4 bits (256*256/8, 128*128/4,
+ * whole tile of ndx_tile_side for 1, 2 and 4 bits (512*512/8, 128*128/4,
  * 128*128/2 bytes at most). */
-#define NDX_STAGE_BYTES 8192
+#define NDX_STAGE_BYTES 32768
 
 NDX_FN ndx_i64 ndx_min64(ndx_i64 a, ndx_i64 b) {
   return a < b ? a : b;
@@ -460,7 +463,7 @@ NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
 
 #if defined(NDX_OPENCL_C)
 /* A whole sub-byte tile (ndx_tile_side square, n = 64/bits, NW = side/n
- * words a row: 8 for 4 bits, 4 for 2 and 1 bit) in vectors V of NW words,
+ * words a row: 8 for 4 and 1 bits, 4 for 2) in vectors V of NW words,
  * lane J for the tile's J-th n columns. Source rows J*n + k (J < NW) give
  * NW words each, one vector load a row; an NW x NW transpose in registers
  * turns them into NW vectors, the I-th holding word k of block (I, J) in
@@ -526,7 +529,7 @@ NDX_ITEM_FN int ndx_copy_bits_tile(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 
   else if (bits == 2)
     ndx_bits_tile_ulong4(dst, pd, sdi, src, ps, ssj, 2);
   else
-    ndx_bits_tile_ulong4(dst, pd, sdi, src, ps, ssj, 1);
+    ndx_bits_tile_ulong8(dst, pd, sdi, src, ps, ssj, 1);
   return 1;
 }
 #else

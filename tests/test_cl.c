@@ -359,7 +359,7 @@ Test(cl, small_tiles_share_a_work_item_across_batches) {
 
 /* Sub-byte transposes whose destination rows start on bytes take the tile
  * kernel: word blocks (n x n, n = 64/bits) where the source rows start on
- * bytes, whole tiles (ndx_tile_side square: 256 for 1 bit, 128 for 2 and 4)
+ * bytes, whole tiles (ndx_tile_side square: 512 for 1 bit, 128 for 2 and 4)
  * in vectors of words, one destination row of the tile at a time
  * (ndx_copy_bits_tile; 520 x 600 has whole tiles and edges at every width),
  * byte by byte elsewhere (edges, a source at an odd element, a flipped
@@ -403,9 +403,10 @@ Test(cl, sub_byte_transposes_own_whole_destination_bytes) {
  * whole line (53 columns for 32 and 64 bits, 109 for 8 and 16: tiles of 64,
  * 32, 128 and 128 columns, lines of 16, 8, 64 and 32); then the same at an
  * offset one element off the line, which must not stream, and a batch. The
- * sub-byte tiles (4, 2 and 1 bits, whole tiles of 128 and 256) write each
+ * sub-byte tiles (4, 2 and 1 bits, whole tiles of 128 and 512) write each
  * destination row of a tile in one vector store, streamed where the rows
- * start on the vector's bytes: [264, 256] destinations, pitch 256 or 288. */
+ * start on the vector's bytes: [side + 8, side] destinations (side 256 for
+ * 4 and 2 bits, 512 for 1), pitch side or side + 32. */
 Test(cl, transposes_into_whole_lines_every_width) {
   cl_env_need(&env);
   for (int w = 3; w < NWIDTHS - 1; w++) {
@@ -422,14 +423,16 @@ Test(cl, transposes_into_whole_lines_every_width) {
                d3 = make(3, (int64_t[]){2, rows, cols}, (int64_t[]){rows * pitch, pitch, 1}, 0);
     check_copy(&d3, &b3, widths[w], 0, "transpose");
   }
-  for (int w = 0; w < 3; w++)
-    for (int64_t pitch = 256; pitch <= 288; pitch += 32) {
-      ndx_layout src = contiguous(2, (int64_t[]){256, 264}), t;
+  for (int w = 0; w < 3; w++) {
+    int64_t side = widths[w] == 1 ? 512 : 256;
+    for (int64_t pitch = side; pitch <= side + 32; pitch += 32) {
+      ndx_layout src = contiguous(2, (int64_t[]){side, side + 8}), t;
       cr_assert_eq(ndx_transpose(&t, &src, 0, 1), NDX_OK);
-      ndx_layout d = make(2, (int64_t[]){264, 256}, (int64_t[]){pitch, 1}, pitch);
+      ndx_layout d = make(2, (int64_t[]){side + 8, side}, (int64_t[]){pitch, 1}, pitch);
       check_copy(&d, &t, widths[w], 0, "transpose");
       check_copy(&d, &t, widths[w], NDX_CL_PLAN_WIDE, "transpose");
     }
+  }
 }
 
 Test(cl, strided_and_reversed_copies_take_the_gather_path) {
