@@ -27,12 +27,13 @@ uint64_t bench_cpu_ns(void);
 /* The median of v[0..n-1] (n >= 1); reorders v. */
 double bench_median(double *v, int n);
 
-/* The most pairs bench_paired takes. */
-#define BENCH_PAIRS_MAX 1000
+/* The most repetitions a figure is timed in (--reps is clamped to it), and
+ * so the most pairs bench_paired takes. */
+#define BENCH_REPS_MAX 1000
 
 /* Operation a against b, timed side by side: repetition k of each took
  * ns_a[k] and ns_b[k] ns per operation, which moves bytes_a and bytes_b. The
- * median over the n pairs (BENCH_PAIRS_MAX at most; 0 for none) of a's
+ * median over the n pairs (BENCH_REPS_MAX at most; 0 for none) of a's
  * speed over b's, in bytes per ns, so that operations moving different
  * byte counts compare fairly (where either count is 0, b's time over a's);
  * with `time`, of a's time over b's. */

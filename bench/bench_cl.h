@@ -23,7 +23,6 @@
 #define QUICK_FIG_BUDGET_S 0.25
 #define SLOW_S 0.25     /* an operation this slow is timed one per repetition */
 #define VERY_SLOW_S 1.5 /* and this slow, once after the check run */
-#define REPS_MAX BENCH_PAIRS_MAX
 
 /* ---- The environment (bench_cl_env.c) ------------------------------------------ */
 
@@ -125,9 +124,9 @@ typedef struct entry {
   double bytes;     /* read + written by one operation */
   const check *chk; /* NULL: not checked here */
   fig f;
-  int64_t n;            /* operations per repetition */
-  int reps, done;       /* repetitions to time, and already timed */
-  double per[REPS_MAX]; /* ns per operation, each repetition */
+  int64_t n;                  /* operations per repetition */
+  int reps, done;             /* repetitions to time, and already timed */
+  double per[BENCH_REPS_MAX]; /* ns per operation, each repetition */
 } entry;
 
 /* bench_fn: n operations, then one clFinish. */

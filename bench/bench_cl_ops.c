@@ -140,7 +140,7 @@ void measure_group(env *e, entry *t, int count) {
       }
     }
     double rep_s = per_s * (double)x->n;
-    x->reps = fo->reps < REPS_MAX ? fo->reps : REPS_MAX;
+    x->reps = fo->reps < BENCH_REPS_MAX ? fo->reps : BENCH_REPS_MAX;
     if (rep_s * x->reps > e->budget_s) {
       int r = (int)(e->budget_s / rep_s);
       x->reps = r >= 3 ? r : 3;

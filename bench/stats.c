@@ -16,8 +16,8 @@ double bench_median(double *v, int n) {
 
 double bench_paired(const double *ns_a, double bytes_a, const double *ns_b, double bytes_b, int n,
                     bool time) {
-  double r[BENCH_PAIRS_MAX];
-  if (n > BENCH_PAIRS_MAX) n = BENCH_PAIRS_MAX;
+  double r[BENCH_REPS_MAX];
+  if (n > BENCH_REPS_MAX) n = BENCH_REPS_MAX;
   if (n < 1) return 0;
   /* a's bytes per b's: a speed ratio is the inverse time ratio scaled by it */
   double scale = bytes_a > 0 && bytes_b > 0 ? bytes_a / bytes_b : 1;

@@ -18,8 +18,6 @@ uint64_t bench_cpu_ns(void) {
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-#define BENCH_REPS_MAX 1000
-
 bench_result bench_time(const bench_opts *opts, bench_fn fn, void *ctx) {
   const double target_ns = opts->min_rep_s * 1e9;
   uint64_t allocs = bench_alloc_count();

@@ -58,69 +58,43 @@ namespace ndx_cuda {
 
 /* ---- The index form: header functions of one width ----------------------- */
 
+/* ix<0> calls the 32-bit form (ndx_..._w32), ix<1> the 64-bit one. */
 template <int W> struct ix;
-template <> struct ix<0> {
-  typedef ndx_i32 word;
-  static NDX_HD word position(const ndx_pack_head *p, int k, word i) {
-    return ndx_position_w32(p, k, i);
-  }
-  static NDX_HD word position_lead(const ndx_pack_head *p, int k, word i, int lead) {
-    return ndx_position_lead_w32(p, k, i, lead);
-  }
-  static NDX_HD word offset(const ndx_pack_head *p, int k) {
-    return ndx_offset_w32(p, k);
-  }
-  static NDX_HD word extent(const ndx_pack_head *p, int a) {
-    return ndx_extent_w32(p, a);
-  }
-  static NDX_HD word stride(const ndx_pack_head *p, int k, int a) {
-    return ndx_stride_w32(p, k, a);
-  }
-  static NDX_HD ndx_u32 magic(const ndx_pack_head *p, int a) {
-    return ndx_magic_w32(p, a);
-  }
-  static NDX_HD int shift(const ndx_pack_head *p, int a) {
-    return ndx_shift_w32(p, a);
-  }
-  static NDX_HD word div(word n, ndx_u32 m, int l) {
-    return ndx_div_w32(n, m, l);
-  }
-  static NDX_HD void copy_bytes_item(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,
-                                     int bits, ndx_i64 item, ndx_i64 chunk) {
-    ndx_copy_bytes_item_w32(p, dst, src, bits, item, chunk);
-  }
-};
-template <> struct ix<1> {
-  typedef ndx_i64 word;
-  static NDX_HD word position(const ndx_pack_head *p, int k, word i) {
-    return ndx_position_w64(p, k, i);
-  }
-  static NDX_HD word position_lead(const ndx_pack_head *p, int k, word i, int lead) {
-    return ndx_position_lead_w64(p, k, i, lead);
-  }
-  static NDX_HD word offset(const ndx_pack_head *p, int k) {
-    return ndx_offset_w64(p, k);
-  }
-  static NDX_HD word extent(const ndx_pack_head *p, int a) {
-    return ndx_extent_w64(p, a);
-  }
-  static NDX_HD word stride(const ndx_pack_head *p, int k, int a) {
-    return ndx_stride_w64(p, k, a);
-  }
-  static NDX_HD ndx_u64 magic(const ndx_pack_head *p, int a) {
-    return ndx_magic_w64(p, a);
-  }
-  static NDX_HD int shift(const ndx_pack_head *p, int a) {
-    return ndx_shift_w64(p, a);
-  }
-  static NDX_HD word div(word n, ndx_u64 m, int l) {
-    return ndx_div_w64(n, m, l);
-  }
-  static NDX_HD void copy_bytes_item(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,
-                                     int bits, ndx_i64 item, ndx_i64 chunk) {
-    ndx_copy_bytes_item_w64(p, dst, src, bits, item, chunk);
-  }
-};
+#define NDX_IX(W, WN, WORD, MAGIC)                                                                 \
+  template <> struct ix<W> {                                                                       \
+    typedef WORD word;                                                                             \
+    static NDX_HD word position(const ndx_pack_head *p, int k, word i) {                           \
+      return ndx_position_##WN(p, k, i);                                                           \
+    }                                                                                              \
+    static NDX_HD word position_lead(const ndx_pack_head *p, int k, word i, int lead) {            \
+      return ndx_position_lead_##WN(p, k, i, lead);                                                \
+    }                                                                                              \
+    static NDX_HD word offset(const ndx_pack_head *p, int k) {                                     \
+      return ndx_offset_##WN(p, k);                                                                \
+    }                                                                                              \
+    static NDX_HD word extent(const ndx_pack_head *p, int a) {                                     \
+      return ndx_extent_##WN(p, a);                                                                \
+    }                                                                                              \
+    static NDX_HD word stride(const ndx_pack_head *p, int k, int a) {                              \
+      return ndx_stride_##WN(p, k, a);                                                             \
+    }                                                                                              \
+    static NDX_HD MAGIC magic(const ndx_pack_head *p, int a) {                                     \
+      return ndx_magic_##WN(p, a);                                                                 \
+    }                                                                                              \
+    static NDX_HD int shift(const ndx_pack_head *p, int a) {                                       \
+      return ndx_shift_##WN(p, a);                                                                 \
+    }                                                                                              \
+    static NDX_HD word div(word n, MAGIC m, int l) {                                               \
+      return ndx_div_##WN(n, m, l);                                                                \
+    }                                                                                              \
+    static NDX_HD void copy_bytes_item(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,     \
+                                       int bits, ndx_i64 item, ndx_i64 chunk) {                    \
+      ndx_copy_bytes_item_##WN(p, dst, src, bits, item, chunk);                                    \
+    }                                                                                              \
+  };
+NDX_IX(0, w32, ndx_i32, ndx_u32)
+NDX_IX(1, w64, ndx_i64, ndx_u64)
+#undef NDX_IX
 
 static NDX_HD const ndx_pack_head *pack_of(const ndx_cuda_args &a) {
   return (const ndx_pack_head *)a.pack;

@@ -46,6 +46,17 @@ static ndx_layout distinct_view(oracle_rng *r, int rank, const int64_t *shape) {
   return contiguous(rank, shape);
 }
 
+/* Releases a call's three device buffers and frees its host ones. */
+static void release_call(cl_mem md, cl_mem ms, cl_mem mi, uint8_t *src, uint8_t *want,
+                         uint8_t *got) {
+  clReleaseMemObject(md);
+  clReleaseMemObject(ms);
+  clReleaseMemObject(mi);
+  free(src);
+  free(want);
+  free(got);
+}
+
 /* One call on the device, checked against the reference: the whole dst
  * buffer, and, for a fault, nothing written and ndx_cl_check naming a
  * faulty element. `internal` as ndx_cl_index_flags. Returns true when the
@@ -99,12 +110,7 @@ static bool check_call(bool scatter, const ndx_layout *dst_l, const ndx_layout *
     cr_assert_lt(oracle_index_coord(really, indexed->shape[axis], flags), 0, "%s",
                  ndx_last_error());
   }
-  clReleaseMemObject(md);
-  clReleaseMemObject(ms);
-  clReleaseMemObject(mi);
-  free(src);
-  free(want);
-  free(got);
+  release_call(md, ms, mi, src, want, got);
   return bad >= 0;
 }
 
@@ -428,12 +434,7 @@ Test(cl_index, copy_pass_alone_copies_only_valid_values) {
       for (size_t k = 0; k < nb; k++)
         cr_assert_eq(got[k], want[k], "case %d, %d-bit elements: byte %zu is 0x%02x, want 0x%02x",
                      c, bits, k, got[k], want[k]);
-      clReleaseMemObject(md);
-      clReleaseMemObject(ms);
-      clReleaseMemObject(mi);
-      free(src);
-      free(want);
-      free(got);
+      release_call(md, ms, mi, src, want, got);
       free(index);
     }
   }
