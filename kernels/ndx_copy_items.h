@@ -171,6 +171,43 @@ NDX_FN ndx_i64 ndx_tile_batches(ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 elems)
   return area >= elems ? 1 : elems / area;
 }
 
+/* Tile groups. Where a transpose's tiles are small (di and dj, the extents
+ * of its last two axes, both under a side), the batch axes next to them
+ * join its tiles where each tile stays one run per row on both sides: axis
+ * rank-3, when its destination stride is dj (the destination runs on
+ * through it), joins the columns (*gj its extent); then the next batch axis
+ * in, when its source stride is di (the source runs on through it), joins
+ * the rows (*gi). A tile copy then sees a matrix of di*gi x dj*gj elements
+ * a batch, whose row and column offsets are two-level (ndx_group_rows), and
+ * its tiles move in whole register blocks rather than in single elements
+ * at every small tile's edges: a rank-8 permutation of extents 5 to 11 has
+ * 11 x 9 tiles, which become 99 x 45. e[0], e[1]: the extents of axes
+ * rank-3 and rank-4 (0 where there is no such axis), sd and ss their
+ * destination and source strides; sdj and ssi the strides along the tile
+ * (unit for a block copy); 8 to 64-bit elements. Returns the number of
+ * axes joined, 0 to 2 (*gi = *gj = 1 for none). */
+NDX_FN int ndx_tile_groups(ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 sdj, ndx_i64 ssi,
+                           const ndx_i64 *e, const ndx_i64 *sd, const ndx_i64 *ss, ndx_i64 *gi,
+                           ndx_i64 *gj) {
+  ndx_i64 side = ndx_tile_side(bits);
+  int n = 0;
+  *gi = *gj = 1;
+  if (bits < 8 || bits > 64 || sdj != 1 || ssi != 1 || di >= side || dj >= side) return 0;
+  if (e[0] > 1 && sd[0] == dj) *gj = e[n++];
+  if (e[n] > 1 && ss[n] == di) *gi = e[n++];
+  return n;
+}
+
+/* The offsets of n consecutive rows of a group from row `row`: row g*d + r
+ * (r < d) is at r*s + g*sg. */
+NDX_FN void ndx_group_rows(ndx_i64 *o, int n, ndx_i64 row, ndx_i64 d, ndx_i64 s, ndx_i64 sg) {
+  ndx_i64 g = row / d, r = row - g * d;
+  for (int k = 0; k < n; k++) {
+    o[k] = r * s + g * sg;
+    if (++r == d) r = 0, g++;
+  }
+}
+
 /* The destination bytes [*first, *end) that positions [lo, hi) (lo < hi)
  * of `bits`-bit elements (1, 2, 4) cover: for a sub-byte copy, [lo, hi)
  * is the destination's span (ndx_span of operand 0). */
@@ -276,6 +313,20 @@ NDX_FN int ndx_tile_lanes(int bits) {
     ndx_transpose_##V(a);                                                                          \
     _Pragma("unroll") for (int i = 0; i < L; i++) ndx_store_##V(d + i * sdi, a[i]);                \
   }
+/* The same blocks with rows at any offsets, for grouped tiles (ndx_tile_groups):
+ * source row j at s + srow[j], destination row i at d + drow[i]. */
+#define NDX_DEFINE_ROWS_BLOCK(T, V, L)                                                             \
+  NDX_ITEM_FN void ndx_rows_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, const ndx_i64 *drow,           \
+                                      NDX_GLOBAL const T *NDX_RESTRICT s, const ndx_i64 *srow,     \
+                                      int square) {                                                \
+    V a[L];                                                                                        \
+    _Pragma("unroll") for (int h = 0; h < 2; h++) {                                                \
+      if (h == 1 && square) break;                                                                 \
+      _Pragma("unroll") for (int j = 0; j < L; j++) a[j] = ndx_load_##V(s + srow[j] + h * L);      \
+      ndx_transpose_##V(a);                                                                        \
+      _Pragma("unroll") for (int i = 0; i < L; i++) ndx_store_##V(d + drow[h * L + i], a[i]);      \
+    }                                                                                              \
+  }
 NDX_DEFINE_VECTOR(uchar, uchar16, 16, 4, NDX_ROUND_UNPACK, NDX_ZIP16_LO, NDX_ZIP16_HI)
 NDX_DEFINE_VECTOR(ushort, ushort8, 8, 3, NDX_ROUND_UNPACK, NDX_ZIP8_LO, NDX_ZIP8_HI)
 NDX_DEFINE_VECTOR(uint, uint8, 8, 3, NDX_ROUND_EVEN_ODD, , )
@@ -285,6 +336,11 @@ NDX_DEFINE_BLOCK(uchar, uchar16, 16)
 NDX_DEFINE_BLOCK(ushort, ushort8, 8)
 NDX_DEFINE_BLOCK(uint, uint8, 8)
 NDX_DEFINE_BLOCK(ulong, ulong4, 4)
+NDX_DEFINE_ROWS_BLOCK(uchar, uchar16, 16)
+NDX_DEFINE_ROWS_BLOCK(ushort, ushort8, 8)
+NDX_DEFINE_ROWS_BLOCK(uint, uint8, 8)
+NDX_DEFINE_ROWS_BLOCK(ulong, ulong4, 4)
+#undef NDX_DEFINE_ROWS_BLOCK
 
 #if NDX_STREAM
 /* A line block: L rows x Q*L columns, Q L x L blocks side by side, so that
@@ -348,6 +404,27 @@ NDX_ITEM_FN void ndx_copy_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd,
 }
 #undef NDX_BLOCK_CALL
 
+/* Copies the 2L x L block (L x L when `square`) of a grouped tile whose rows
+ * are at the offsets drow (2L of them) and columns at srow (L), from
+ * positions pd and ps. */
+#define NDX_ROWS_BLOCK_CALL(T)                                                                     \
+  ndx_rows_block_##T((NDX_GLOBAL T *)dst + pd, drow, (NDX_GLOBAL const T *)src + ps, srow, square);
+NDX_ITEM_FN void ndx_copy_rows_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd,
+                                     const ndx_i64 *drow, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                     ndx_i64 ps, const ndx_i64 *srow, int bits, int square) {
+  switch (bits) {
+  case 8:
+    NDX_ROWS_BLOCK_CALL(uchar) break;
+  case 16:
+    NDX_ROWS_BLOCK_CALL(ushort) break;
+  case 32:
+    NDX_ROWS_BLOCK_CALL(uint) break;
+  default:
+    NDX_ROWS_BLOCK_CALL(ulong) break;
+  }
+}
+#undef NDX_ROWS_BLOCK_CALL
+
 #if NDX_STREAM
 /* True iff every destination row of a tile (from position pd, pitch sdi, of
  * `bits`-bit elements, 8 to 64) starts on a 64-byte line. */
@@ -394,6 +471,12 @@ NDX_FN void ndx_copy_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_
   (void)ssj;
   (void)square;
   ndx_copy_elem(dst, pd, src, ps, bits);
+}
+NDX_FN void ndx_copy_rows_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd,
+                                const ndx_i64 *drow, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                ndx_i64 ps, const ndx_i64 *srow, int bits, int square) {
+  (void)square;
+  ndx_copy_elem(dst, pd + drow[0], src, ps + srow[0], bits);
 }
 #endif
 
@@ -554,6 +637,8 @@ NDX_FN int ndx_copy_bits_tile(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, n
 #define ndx_copy_thin_wN NDX_WN(ndx_copy_thin_w32, ndx_copy_thin_w64)
 #define ndx_copy_tile_wN NDX_WN(ndx_copy_tile_w32, ndx_copy_tile_w64)
 #define ndx_copy_tile_item_wN NDX_WN(ndx_copy_tile_item_w32, ndx_copy_tile_item_w64)
+#define ndx_tile_groups_wN NDX_WN(ndx_tile_groups_w32, ndx_tile_groups_w64)
+#define ndx_copy_group_tile_wN NDX_WN(ndx_copy_group_tile_w32, ndx_copy_group_tile_w64)
 #define ndx_bits_run_wN NDX_WN(ndx_bits_run_w32, ndx_bits_run_w64)
 #define ndx_copy_bytes_wN NDX_WN(ndx_copy_bytes_w32, ndx_copy_bytes_w64)
 #define ndx_copy_bytes_item_wN NDX_WN(ndx_copy_bytes_item_w32, ndx_copy_bytes_item_w64)
@@ -818,9 +903,66 @@ NDX_FN void ndx_copy_tile_wN(NDX_CONSTANT const ndx_pack_head *p,
       ndx_copy_elem(dst, pd + i * sdi + j * sdj, src, ps + i * ssi + j * ssj, bits);
 }
 
+/* ndx_tile_groups of a transpose pack (rank >= 2) for `bits`-bit elements. */
+NDX_FN int ndx_tile_groups_wN(NDX_CONSTANT const ndx_pack_head *p, int bits, ndx_i64 *gi,
+                              ndx_i64 *gj) {
+  int r = (int)p->rank;
+  ndx_i64 e[2], sd[2], ss[2];
+  for (int k = 0; k < 2; k++) {
+    int a = r - 3 - k;
+    e[k] = a >= 0 ? ndx_extent_wN(p, a) : 0;
+    sd[k] = a >= 0 ? ndx_stride_wN(p, 0, a) : 0;
+    ss[k] = a >= 0 ? ndx_stride_wN(p, 1, a) : 0;
+  }
+  return ndx_tile_groups(ndx_extent_wN(p, r - 2), ndx_extent_wN(p, r - 1), bits,
+                         ndx_stride_wN(p, 0, r - 1), ndx_stride_wN(p, 1, r - 2), e, sd, ss, gi, gj);
+}
+
+/* Copies one tile of a grouped tile copy (ndx_tile_groups): rows I0 ..
+ * I0+ni-1 and columns J0 .. J0+nj-1 of the batch's matrix, whose element
+ * (0, 0) is at positions bd and bs. Element (I, J) is destination bd +
+ * drow(I) + J and source bs + I + srow(J), the row offsets two-level
+ * (ndx_group_rows): drow over di rows of stride sdi in groups of stride sgi,
+ * srow over dj columns of source stride ssj in groups of stride sgj. In
+ * ndx_copy_rows_block's blocks: bands of 2L rows, then one of L, each
+ * across in blocks of L columns, where a band or block that would pass the
+ * tile's last row or column is moved back to end on it, so that it
+ * overlaps the one before, whose elements it writes again with the same
+ * values (the destination is distinct and shares no byte with the source).
+ * Element by element where the tile has fewer than L rows or columns. */
+NDX_FN void ndx_copy_group_tile_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, NDX_WORD bd,
+                                   NDX_WORD bs, ndx_i64 I0, ndx_i64 J0, ndx_i64 ni, ndx_i64 nj,
+                                   ndx_i64 di, ndx_i64 sdi, ndx_i64 sgi, ndx_i64 dj, ndx_i64 ssj,
+                                   ndx_i64 sgj) {
+  ndx_i64 lanes = ndx_tile_lanes(bits), drow[32], srow[16];
+  if (lanes == 1 || ni < lanes || nj < lanes) {
+    for (ndx_i64 I = 0; I < ni; I++) {
+      ndx_group_rows(drow, 1, I0 + I, di, sdi, sgi);
+      for (ndx_i64 J = 0; J < nj; J++) {
+        ndx_group_rows(srow, 1, J0 + J, dj, ssj, sgj);
+        ndx_copy_elem(dst, bd + drow[0] + J0 + J, src, bs + I0 + I + srow[0], bits);
+      }
+    }
+    return;
+  }
+  for (ndx_i64 I = 0; I < ni;) {
+    int square = I + 2 * lanes > ni; /* an L-row band */
+    ndx_i64 ib = square ? ndx_min64(I, ni - lanes) : I;
+    ndx_group_rows(drow, 2 * (int)lanes, I0 + ib, di, sdi, sgi);
+    for (ndx_i64 J = 0; J < nj; J += lanes) {
+      ndx_i64 jb = ndx_min64(J, nj - lanes);
+      ndx_group_rows(srow, (int)lanes, J0 + jb, dj, ssj, sgj);
+      ndx_copy_rows_block(dst, bd + J0 + jb, drow, src, bs + I0 + ib, srow, bits, square);
+    }
+    I = ib + (square ? lanes : 2 * lanes);
+  }
+}
+
 /* Work-item `item` of a tile copy: one tile position in `batches` (>= 1,
  * ndx_tile_batches) consecutive batches, stepped by the odometer from one
- * start. Tile rows vary fastest, then tile columns, then groups of batches,
+ * start; a batch is the matrix of the last two axes and of the axes
+ * ndx_tile_groups joins to them. Tile rows vary fastest, then tile columns, then groups of batches,
  * so that the items of a work-group read the source along its unit axis,
  * tile after tile (faster on PoCL than the other way). Items past the last
  * tile do nothing. */
@@ -830,18 +972,29 @@ NDX_FN void ndx_copy_tile_item_wN(NDX_CONSTANT const ndx_pack_head *p,
                                   ndx_i64 batches) {
   if (p->numel == 0) return;
   int r = (int)p->rank;
-  ndx_i64 di = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1), th, tw;
-  ndx_tile_shape(di, dj, (int)p->bits, &th, &tw);
-  ndx_i64 tj = (dj + tw - 1) / tw, ti = (di + th - 1) / th;
-  ndx_i64 col = item / ti, group = col / tj, b0 = group * batches, nb = p->numel / (di * dj);
+  ndx_i64 di = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1), gi, gj, th, tw;
+  int ng = ndx_tile_groups_wN(p, bits, &gi, &gj);
+  ndx_i64 ri = di * gi, rj = dj * gj; /* a batch's matrix */
+  ndx_tile_shape(ri, rj, bits, &th, &tw);
+  ndx_i64 tj = (rj + tw - 1) / tw, ti = (ri + th - 1) / th;
+  ndx_i64 col = item / ti, group = col / tj, b0 = group * batches, nb = p->numel / (ri * rj);
   if (b0 >= nb) return;
   ndx_i64 n = ndx_min64(nb - b0, batches);
+  ndx_i64 I0 = (item - col * ti) * th, J0 = (col - group * tj) * tw;
+  ndx_i64 ni = ndx_min64(ri - I0, th), nj = ndx_min64(rj - J0, tw);
+  ndx_i64 sdi = ndx_stride_wN(p, 0, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
+  ndx_i64 sgi = gi > 1 ? ndx_stride_wN(p, 0, r - 2 - ng) : 0;
+  ndx_i64 sgj = gj > 1 ? ndx_stride_wN(p, 1, r - 3) : 0;
   ndx_odo_wN o;
-  ndx_odo_start_wN(p, &o, (NDX_WORD)(b0 * di * dj));
+  ndx_odo_start_wN(p, &o, (NDX_WORD)(b0 * ri * rj));
   for (ndx_i64 b = 0; b < n; b++) {
-    ndx_copy_tile_wN(p, dst, src, bits, o.pos[0], o.pos[1], (NDX_WORD)(item - col * ti),
-                     (NDX_WORD)(col - group * tj));
-    ndx_odo_carry_wN(p, &o, r - 3); /* the next batch: axes r-2 and r-1 stay at 0 */
+    if (ng > 0)
+      ndx_copy_group_tile_wN(dst, src, bits, o.pos[0], o.pos[1], I0, J0, ni, nj, di, sdi, sgi, dj,
+                             ssj, sgj);
+    else
+      ndx_copy_tile_wN(p, dst, src, bits, o.pos[0], o.pos[1], (NDX_WORD)(item - col * ti),
+                       (NDX_WORD)(col - group * tj));
+    ndx_odo_carry_wN(p, &o, r - 3 - ng); /* the next batch: the tile's axes stay at 0 */
   }
 }
 

@@ -323,11 +323,24 @@ Test(cl, transposes_in_register_blocks_every_width) {
   for (int w = 3; w < NWIDTHS; w++) check_copy(&d3, &s3, widths[w], 0, "transpose");
 }
 
-/* Permutations of small extents: each transpose work-item copies its tile
- * position in several consecutive batches (ndx_tile_batches), stepping
- * between them, the last item's group of batches cut short; register blocks
- * and edges at every width from 8 bits, and sub-byte tiles whose rows start
- * on bytes. */
+/* A layout of `shape` in C order whose rows (the innermost axis) are each
+ * eight elements longer than the shape (whole bytes of any width): no axis
+ * runs on into the next. */
+static ndx_layout padded(int rank, const int64_t *shape) {
+  int64_t strides[NDX_MAX_RANK], step = 1;
+  for (int a = rank - 1; a >= 0; a--) {
+    strides[a] = step;
+    step *= shape[a] + (a == rank - 1 ? 8 : 0);
+  }
+  return make(rank, shape, strides, 0);
+}
+
+/* Permutations of small extents whose source and destination rows are
+ * padded, so that no batch axis joins the tiles (ndx_tile_groups): each
+ * transpose work-item copies its tile position in several consecutive
+ * batches (ndx_tile_batches), stepping between them, the last item's group
+ * of batches cut short; register blocks and edges at every width from 8
+ * bits, and sub-byte tiles whose rows start on bytes. */
 Test(cl, small_tiles_share_a_work_item_across_batches) {
   cl_env_need(&env);
   struct {
@@ -340,9 +353,9 @@ Test(cl, small_tiles_share_a_work_item_across_batches) {
       {{16, 3, 5, 32}, {3, 1, 2, 0}, 0}, /* tiles 32 x 16: whole bytes of rows */
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    ndx_layout base = contiguous(4, cases[c].shape), s, d;
+    ndx_layout base = padded(4, cases[c].shape), s, d;
     cr_assert_eq(ndx_permute(&s, &base, cases[c].perm), NDX_OK);
-    d = contiguous(4, s.shape);
+    d = padded(4, s.shape);
     for (int w = cases[c].from_w; w < NWIDTHS; w++) {
       ndx_cl_plan *plan;
       cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &d, &s, widths[w]), NDX_OK);
@@ -353,6 +366,58 @@ Test(cl, small_tiles_share_a_work_item_across_batches) {
       ndx_cl_plan_destroy(plan);
       check_copy(&d, &s, widths[w], 0, "transpose");
       check_copy(&d, &s, widths[w], NDX_CL_PLAN_WIDE, "transpose");
+    }
+  }
+}
+
+/* Small tiles that the batch axes next to them join (ndx_tile_groups): the
+ * tile copy sees one matrix a batch, whose rows and columns step over two
+ * axes each, and copies it in register blocks that overlap at its edges.
+ * fp32 [9,16,5,16] reversed has 16 x 9 tiles; with both groups a batch is
+ * 80 x 144 (2 x 3 tiles of 64), with the source padded only the columns
+ * join (16 x 144, one tile, each of the 5 batches an item of its own). Then every width from 8
+ * bits, both forms, on those and on rank-8 permutations of extents 2 to 7
+ * (matrices with fewer rows or columns than a block, edges of every size). */
+Test(cl, small_tiles_join_the_batch_axes_next_to_them) {
+  cl_env_need(&env);
+  ndx_layout base = contiguous(4, (int64_t[]){9, 16, 5, 16}), pbase = padded(4, base.shape), s, ps;
+  cr_assert_eq(ndx_permute(&s, &base, (int32_t[]){3, 2, 1, 0}), NDX_OK);
+  cr_assert_eq(ndx_permute(&ps, &pbase, (int32_t[]){3, 2, 1, 0}), NDX_OK);
+  ndx_layout d = contiguous(4, s.shape);
+  struct {
+    const ndx_layout *src;
+    size_t items;
+    long long chunk;
+  } work[] = {{&s, 6, 1}, {&ps, 5, 1}};
+  for (int k = 0; k < 2; k++) {
+    ndx_cl_plan *plan;
+    cr_assert_eq(ndx_cl_plan_create(&plan, env.cl, &d, work[k].src, 32), NDX_OK);
+    size_t items;
+    long long chunk;
+    ndx_cl_plan_work(plan, &items, &chunk);
+    ndx_cl_plan_destroy(plan);
+    cr_assert(items == work[k].items && chunk == work[k].chunk,
+              "case %d: %zu items of %lld batches, want %zu of %lld", k, items, chunk,
+              work[k].items, work[k].chunk);
+  }
+  struct {
+    int64_t shape[8];
+    int32_t perm[8];
+  } r8[] = {
+      {{2, 3, 4, 5, 2, 3, 4, 5}, {7, 1, 5, 3, 6, 0, 4, 2}},
+      {{7, 5, 3, 2, 7, 5, 3, 2}, {7, 1, 5, 3, 6, 0, 4, 2}},
+      {{3, 3, 3, 3, 3, 3, 3, 3}, {7, 6, 5, 4, 3, 2, 1, 0}},
+  };
+  for (int w = 3; w < NWIDTHS; w++) {
+    check_copy(&d, &s, widths[w], 0, "transpose");
+    check_copy(&d, &s, widths[w], NDX_CL_PLAN_WIDE, "transpose");
+    check_copy(&d, &ps, widths[w], 0, "transpose");
+    for (size_t c = 0; c < sizeof r8 / sizeof r8[0]; c++) {
+      ndx_layout b8 = contiguous(8, r8[c].shape), s8;
+      cr_assert_eq(ndx_permute(&s8, &b8, r8[c].perm), NDX_OK);
+      ndx_layout d8 = contiguous(8, s8.shape);
+      check_copy(&d8, &s8, widths[w], 0, "transpose");
+      check_copy(&d8, &s8, widths[w], NDX_CL_PLAN_WIDE, "transpose");
     }
   }
 }

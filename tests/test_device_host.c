@@ -39,13 +39,14 @@ typedef struct form {
   void (*range_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t, int);
   void (*tile_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t);
   void (*bytes_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t);
+  int (*tile_groups)(const ndx_pack_head *, int, int64_t *, int64_t *);
 } form;
 
 static const form forms[2] = {
     {ndx_count_below_w32, ndx_span_w32, ndx_copy_range_item_w32, ndx_copy_tile_item_w32,
-     ndx_copy_bytes_item_w32},
+     ndx_copy_bytes_item_w32, ndx_tile_groups_w32},
     {ndx_count_below_w64, ndx_span_w64, ndx_copy_range_item_w64, ndx_copy_tile_item_w64,
-     ndx_copy_bytes_item_w64},
+     ndx_copy_bytes_item_w64, ndx_tile_groups_w64},
 };
 
 static const form *form_of(const ndx_pack_head *h) {
@@ -332,7 +333,11 @@ static int64_t items_of(enum routine rt, const ndx_pack_head *h, int bits, int64
                         int64_t *first, int64_t *end) {
   int r = (int)h->rank;
   *first = *end = 0;
-  if (rt == TILE) return ndx_tile_count(h->numel, extent(h, r - 2), extent(h, r - 1), bits, chunk);
+  if (rt == TILE) {
+    int64_t gi, gj;
+    form_of(h)->tile_groups(h, bits, &gi, &gj);
+    return ndx_tile_count(h->numel, extent(h, r - 2) * gi, extent(h, r - 1) * gj, bits, chunk);
+  }
   if (rt == BYTES) {
     int64_t lo, hi;
     form_of(h)->span(h, 0, &lo, &hi);
@@ -385,6 +390,9 @@ static bool tiles_own_bytes(const ndx_layout *d, const ndx_layout *s, int bits,
   return ndx_copy_tiles_own_bytes(&o, bits);
 }
 
+static void check_packed(oracle_rng *r, enum routine rt, uint64_t *buf, const ndx_layout *d,
+                         const ndx_layout *s, int bits);
+
 /* Checks `rt` on the pair (d, s) against the reference, in both forms. */
 static void check_routine(oracle_rng *r, enum routine rt, const ndx_layout *d, const ndx_layout *s,
                           int bits) {
@@ -410,7 +418,15 @@ static void check_routine(oracle_rng *r, enum routine rt, const ndx_layout *d, c
     int in = (int)h->rank - 1;
     if (stride(h, 0, in) != 1 || stride(h, 1, in) != 1) return;
   }
-  size_t nd = span_bytes(d, bits, 16), ns = span_bytes(s, bits, 0);
+  check_packed(r, rt, buf, d, s, bits);
+}
+
+/* Checks `rt` on the pack in `buf` (PACK_WORDS words) of the pair (d, s)
+ * against the reference, in both forms. */
+static void check_packed(oracle_rng *r, enum routine rt, uint64_t *buf, const ndx_layout *d,
+                         const ndx_layout *s, int bits) {
+  ndx_pack_head *h = (ndx_pack_head *)buf;
+  size_t used, nd = span_bytes(d, bits, 16), ns = span_bytes(s, bits, 0);
   uint8_t *src = malloc(ns), *want = malloc(nd), *got = malloc(nd);
   for (size_t i = 0; i < ns; i++) src[i] = (uint8_t)oracle_next(r);
   for (size_t i = 0; i < nd; i++) want[i] = (uint8_t)(0x5a ^ i * 7);
@@ -422,7 +438,7 @@ static void check_routine(oracle_rng *r, enum routine rt, const ndx_layout *d, c
     for (size_t i = 0; i < nd; i++)
       cr_assert_eq(got[i], want[i], "routine %d, form %d, %d bits, chunk %lld: byte %zu", rt, form,
                    bits, (long long)chunk, i);
-    cr_assert_eq(ndx_pack_widen(buf, sizeof buf, &used), NDX_OK);
+    cr_assert_eq(ndx_pack_widen(buf, PACK_WORDS * sizeof *buf, &used), NDX_OK);
   }
   free(src);
   free(want);
@@ -447,6 +463,40 @@ Test(device_host, copy_routines_match_the_reference) {
         check_routine(&r, RANGE_UNIT, &d, &s, bits);
         check_routine(&r, TILE, &d, &s, bits);
       }
+    }
+  }
+}
+
+/* Transposes whose small tiles the batch axes next to them join
+ * (ndx_tile_groups), packed by the planner as the OpenCL runtime packs them:
+ * the host build copies their tiles element by element, through the
+ * two-level row offsets, in both forms. */
+Test(device_host, grouped_tiles_match_the_reference) {
+  oracle_rng r = {12};
+  struct {
+    int rank;
+    int64_t shape[8];
+    int32_t perm[8];
+  } cases[] = {
+      {4, {9, 16, 5, 16}, {3, 2, 1, 0}},
+      {8, {2, 3, 4, 5, 2, 3, 4, 5}, {7, 1, 5, 3, 6, 0, 4, 2}},
+  };
+  ndx_copy_caps caps = {0};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    ndx_layout base, s, d;
+    cr_assert_eq(ndx_contiguous(&base, cases[c].rank, cases[c].shape), NDX_OK);
+    cr_assert_eq(ndx_permute(&s, &base, cases[c].perm), NDX_OK);
+    cr_assert_eq(ndx_contiguous(&d, s.rank, s.shape), NDX_OK);
+    for (int bits = 8; bits <= 64; bits *= 2) {
+      ndx_copy_plan p;
+      cr_assert_eq(ndx_copy_plan_make(&p, "test", &d, &s, bits, &caps, 0), NDX_OK);
+      cr_assert_eq(p.path, NDX_PATH_TRANSPOSE);
+      uint64_t buf[PACK_WORDS];
+      cr_assert_eq(ndx_copy_plan_pack(&p, buf, sizeof buf), NDX_OK);
+      int64_t gi, gj;
+      cr_assert_eq(ndx_tile_groups_w32((ndx_pack_head *)buf, bits, &gi, &gj), 2,
+                   "case %zu, %d bits", c, bits);
+      check_packed(&r, TILE, buf, &d, &s, bits);
     }
   }
 }

@@ -421,16 +421,36 @@ static enum ndx_cl_kind kind_of(ndx_copy_path path) {
                                       : NDX_CL_GATHER;
 }
 
+/* The rows *ri and columns *rj of the matrix a batch of transpose pair `q`
+ * is: its last two axes' extents times those of the axes that
+ * ndx_tile_groups joins to them, as the kernel counts them. */
+static void tile_matrix(const ndx_operands *q, int bits, int64_t *ri, int64_t *rj) {
+  int r = q->rank;
+  int64_t e[2], sd[2], ss[2], gi, gj;
+  for (int k = 0; k < 2; k++) {
+    int a = r - 3 - k;
+    e[k] = a >= 0 ? q->shape[a] : 0;
+    sd[k] = a >= 0 ? q->strides[0][a] : 0;
+    ss[k] = a >= 0 ? q->strides[1][a] : 0;
+  }
+  ndx_tile_groups(q->shape[r - 2], q->shape[r - 1], bits, q->strides[0][r - 1],
+                  q->strides[1][r - 2], e, sd, ss, &gi, &gj);
+  *ri = q->shape[r - 2] * gi;
+  *rj = q->shape[r - 1] * gj;
+}
+
 /* The work-items of a kernel plan and the work of each (cl_tuning.h). */
 static void geometry(const ndx_copy_plan *p, int64_t *items, int64_t *chunk) {
   const ndx_operands *q = &p->q;
-  int r = q->rank;
   *chunk = 0;
   switch (p->path) {
-  case NDX_PATH_TRANSPOSE:
-    *chunk = ndx_tile_batches(q->shape[r - 2], q->shape[r - 1], p->bits, NDX_CL_TILE_ELEMS);
-    *items = ndx_tile_count(q->numel, q->shape[r - 2], q->shape[r - 1], p->bits, *chunk);
+  case NDX_PATH_TRANSPOSE: {
+    int64_t ri, rj;
+    tile_matrix(q, p->bits, &ri, &rj);
+    *chunk = ndx_tile_batches(ri, rj, p->bits, NDX_CL_TILE_ELEMS);
+    *items = ndx_tile_count(q->numel, ri, rj, p->bits, *chunk);
     return;
+  }
   case NDX_PATH_BYTES: {
     int64_t lo, hi, first, end;
     ndx_operands_span(q, 0, &lo, &hi);
