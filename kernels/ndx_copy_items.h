@@ -208,6 +208,15 @@ NDX_FN void ndx_group_rows(ndx_i64 *o, int n, ndx_i64 row, ndx_i64 d, ndx_i64 s,
   }
 }
 
+/* The rows and columns of a grouped tile's matrix (ndx_tile_groups): row I
+ * is at destination offset drow(I) over di rows of stride sdi in groups of
+ * stride sgi, column J at source offset srow(J) over dj columns of stride
+ * ssj in groups of stride sgj (ndx_group_rows); element (I, J) is
+ * destination drow(I) + J and source I + srow(J) from the batch's (0, 0). */
+typedef struct ndx_tile_rows {
+  ndx_i64 di, sdi, sgi, dj, ssj, sgj;
+} ndx_tile_rows;
+
 /* The destination bytes [*first, *end) that positions [lo, hi) (lo < hi)
  * of `bits`-bit elements (1, 2, 4) cover: for a sub-byte copy, [lo, hi)
  * is the destination's span (ndx_span of operand 0). */
@@ -289,58 +298,53 @@ NDX_FN int ndx_tile_lanes(int bits) {
       _Pragma("unroll") for (int k = 0; k < L; k++) a[k] = b[k];                                   \
     }                                                                                              \
   }
-/* The 2L x L block and the L x L one. */
-#define NDX_DEFINE_BLOCK(T, V, L)                                                                  \
-  NDX_ITEM_FN void ndx_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                        \
-                                 NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {                \
+/* A block's rows: row k at k times a pitch, or at the k-th offset of a
+ * table (the rows of a grouped tile, ndx_tile_groups). */
+#define NDX_PITCH_ROW(x, k) ((k) * (x))
+#define NDX_TABLE_ROW(x, k) ((x)[k])
+/* The 2L x L block NAME_T and the L x L one NAME_square_T: destination row
+ * i at d + ROW(sdi, i), source row j at s + ROW(ssj, j), sdi and ssj of type
+ * RT. */
+#define NDX_DEFINE_BLOCK(NAME, RT, ROW, T, V, L)                                                   \
+  NDX_ITEM_FN void NAME##_##T(NDX_GLOBAL T *NDX_RESTRICT d, RT sdi,                                \
+                              NDX_GLOBAL const T *NDX_RESTRICT s, RT ssj) {                        \
     V lo[L], hi[L];                                                                                \
     _Pragma("unroll") for (int j = 0; j < L; j++) {                                                \
-      lo[j] = ndx_load_##V(s + j * ssj);                                                           \
-      hi[j] = ndx_load_##V(s + j * ssj + L);                                                       \
+      lo[j] = ndx_load_##V(s + ROW(ssj, j));                                                       \
+      hi[j] = ndx_load_##V(s + ROW(ssj, j) + L);                                                   \
     }                                                                                              \
     ndx_transpose_##V(lo);                                                                         \
     ndx_transpose_##V(hi);                                                                         \
     _Pragma("unroll") for (int i = 0; i < L; i++) {                                                \
-      ndx_store_##V(d + i * sdi, lo[i]);                                                           \
-      ndx_store_##V(d + (i + L) * sdi, hi[i]);                                                     \
+      ndx_store_##V(d + ROW(sdi, i), lo[i]);                                                       \
+      ndx_store_##V(d + ROW(sdi, i + L), hi[i]);                                                   \
     }                                                                                              \
   }                                                                                                \
   /* an L x L block: for tiles of fewer than 2L rows */                                            \
-  NDX_ITEM_FN void ndx_square_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                 \
-                                        NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {         \
+  NDX_ITEM_FN void NAME##_square_##T(NDX_GLOBAL T *NDX_RESTRICT d, RT sdi,                         \
+                                     NDX_GLOBAL const T *NDX_RESTRICT s, RT ssj) {                 \
     V a[L];                                                                                        \
-    _Pragma("unroll") for (int j = 0; j < L; j++) a[j] = ndx_load_##V(s + j * ssj);                \
+    _Pragma("unroll") for (int j = 0; j < L; j++) a[j] = ndx_load_##V(s + ROW(ssj, j));            \
     ndx_transpose_##V(a);                                                                          \
-    _Pragma("unroll") for (int i = 0; i < L; i++) ndx_store_##V(d + i * sdi, a[i]);                \
+    _Pragma("unroll") for (int i = 0; i < L; i++) ndx_store_##V(d + ROW(sdi, i), a[i]);            \
   }
-/* The same blocks with rows at any offsets, for grouped tiles (ndx_tile_groups):
- * source row j at s + srow[j], destination row i at d + drow[i]. */
-#define NDX_DEFINE_ROWS_BLOCK(T, V, L)                                                             \
-  NDX_ITEM_FN void ndx_rows_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, const ndx_i64 *drow,           \
-                                      NDX_GLOBAL const T *NDX_RESTRICT s, const ndx_i64 *srow,     \
-                                      int square) {                                                \
-    V a[L];                                                                                        \
-    _Pragma("unroll") for (int h = 0; h < 2; h++) {                                                \
-      if (h == 1 && square) break;                                                                 \
-      _Pragma("unroll") for (int j = 0; j < L; j++) a[j] = ndx_load_##V(s + srow[j] + h * L);      \
-      ndx_transpose_##V(a);                                                                        \
-      _Pragma("unroll") for (int i = 0; i < L; i++) ndx_store_##V(d + drow[h * L + i], a[i]);      \
-    }                                                                                              \
-  }
+/* Each of the four vector widths once: CALL(T, V, L, Q), Q the L x L blocks
+ * side by side that make a 64-byte line. */
+#define NDX_EACH_BLOCK_WIDTH(CALL)                                                                 \
+  CALL(uchar, uchar16, 16, 4)                                                                      \
+  CALL(ushort, ushort8, 8, 4)                                                                      \
+  CALL(uint, uint8, 8, 2)                                                                          \
+  CALL(ulong, ulong4, 4, 2)
 NDX_DEFINE_VECTOR(uchar, uchar16, 16, 4, NDX_ROUND_UNPACK, NDX_ZIP16_LO, NDX_ZIP16_HI)
 NDX_DEFINE_VECTOR(ushort, ushort8, 8, 3, NDX_ROUND_UNPACK, NDX_ZIP8_LO, NDX_ZIP8_HI)
 NDX_DEFINE_VECTOR(uint, uint8, 8, 3, NDX_ROUND_EVEN_ODD, , )
 NDX_DEFINE_VECTOR(ulong, ulong4, 4, 2, NDX_ROUND_EVEN_ODD, , )
 NDX_DEFINE_VECTOR(ulong, ulong8, 8, 3, NDX_ROUND_EVEN_ODD, , ) /* sub-byte tiles' words */
-NDX_DEFINE_BLOCK(uchar, uchar16, 16)
-NDX_DEFINE_BLOCK(ushort, ushort8, 8)
-NDX_DEFINE_BLOCK(uint, uint8, 8)
-NDX_DEFINE_BLOCK(ulong, ulong4, 4)
-NDX_DEFINE_ROWS_BLOCK(uchar, uchar16, 16)
-NDX_DEFINE_ROWS_BLOCK(ushort, ushort8, 8)
-NDX_DEFINE_ROWS_BLOCK(uint, uint8, 8)
-NDX_DEFINE_ROWS_BLOCK(ulong, ulong4, 4)
-#undef NDX_DEFINE_ROWS_BLOCK
+#define NDX_BLOCKS(T, V, L, Q)                                                                     \
+  NDX_DEFINE_BLOCK(ndx_block, ndx_i64, NDX_PITCH_ROW, T, V, L)                                     \
+  NDX_DEFINE_BLOCK(ndx_rows_block, const ndx_i64 *, NDX_TABLE_ROW, T, V, L)
+NDX_EACH_BLOCK_WIDTH(NDX_BLOCKS)
+#undef NDX_BLOCKS
 
 #if NDX_STREAM
 /* A line block: L rows x Q*L columns, Q L x L blocks side by side, so that
@@ -359,14 +363,14 @@ NDX_DEFINE_ROWS_BLOCK(ulong, ulong4, 4)
           __builtin_nontemporal_store(a[q * L + i], (NDX_GLOBAL V *)(d + i * sdi + q * L));        \
     }                                                                                              \
   }
-NDX_DEFINE_LINE_BLOCK(uchar, uchar16, 16, 4)
-NDX_DEFINE_LINE_BLOCK(ushort, ushort8, 8, 4)
-NDX_DEFINE_LINE_BLOCK(uint, uint8, 8, 2)
-NDX_DEFINE_LINE_BLOCK(ulong, ulong4, 4, 2)
+NDX_EACH_BLOCK_WIDTH(NDX_DEFINE_LINE_BLOCK)
 #undef NDX_DEFINE_LINE_BLOCK
 #endif
 #undef NDX_DEFINE_VECTOR
 #undef NDX_DEFINE_BLOCK
+#undef NDX_EACH_BLOCK_WIDTH
+#undef NDX_PITCH_ROW
+#undef NDX_TABLE_ROW
 #undef NDX_ROUND_UNPACK
 #undef NDX_ROUND_EVEN_ODD
 #undef NDX_ZIP16_LO
@@ -374,56 +378,46 @@ NDX_DEFINE_LINE_BLOCK(ulong, ulong4, 4, 2)
 #undef NDX_ZIP8_LO
 #undef NDX_ZIP8_HI
 
+/* A switch over the four block widths (8 to 64 bits): CALL(T). */
+#define NDX_BY_BLOCK_WIDTH(CALL)                                                                   \
+  switch (bits) {                                                                                  \
+  case 8:                                                                                          \
+    CALL(uchar) break;                                                                             \
+  case 16:                                                                                         \
+    CALL(ushort) break;                                                                            \
+  case 32:                                                                                         \
+    CALL(uint) break;                                                                              \
+  default:                                                                                         \
+    CALL(ulong) break;                                                                             \
+  }
+
 /* Copies the 2L x L block (rows x columns) at the given positions, or the
- * L x L one when `square`. */
-#define NDX_BLOCK_CALL(T)                                                                          \
+ * L x L one when `square`: rows a pitch apart (ndx_copy_block), or at the
+ * offsets of the tables drow (2L of them) and srow (L) (ndx_copy_rows_block,
+ * a grouped tile's). 8 to 64-bit elements. */
+#define NDX_BLOCK_CALL(NAME, T)                                                                    \
   {                                                                                                \
     NDX_GLOBAL T *d_ = (NDX_GLOBAL T *)dst + pd;                                                   \
     NDX_GLOBAL const T *s_ = (NDX_GLOBAL const T *)src + ps;                                       \
     if (square)                                                                                    \
-      ndx_square_block_##T(d_, sdi, s_, ssj);                                                      \
+      NAME##_square_##T(d_, sdi, s_, ssj);                                                         \
     else                                                                                           \
-      ndx_block_##T(d_, sdi, s_, ssj);                                                             \
+      NAME##_##T(d_, sdi, s_, ssj);                                                                \
   }
+#define NDX_PITCH_BLOCK(T) NDX_BLOCK_CALL(ndx_block, T)
+#define NDX_TABLE_BLOCK(T) NDX_BLOCK_CALL(ndx_rows_block, T)
 NDX_ITEM_FN void ndx_copy_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
                                 NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
-                                int bits, int square) {
-  switch (bits) {
-  case 8:
-    NDX_BLOCK_CALL(uchar) break;
-  case 16:
-    NDX_BLOCK_CALL(ushort) break;
-  case 32:
-    NDX_BLOCK_CALL(uint) break;
-  case 64:
-    NDX_BLOCK_CALL(ulong) break;
-  default:
-    ndx_copy_elem(dst, pd, src, ps, bits);
-    break;
-  }
+                                int bits,
+                                int square){NDX_BY_BLOCK_WIDTH(NDX_PITCH_BLOCK)} NDX_ITEM_FN
+    void ndx_copy_rows_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, const ndx_i64 *sdi,
+                             NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps,
+                             const ndx_i64 *ssj, int bits, int square) {
+  NDX_BY_BLOCK_WIDTH(NDX_TABLE_BLOCK)
 }
+#undef NDX_PITCH_BLOCK
+#undef NDX_TABLE_BLOCK
 #undef NDX_BLOCK_CALL
-
-/* Copies the 2L x L block (L x L when `square`) of a grouped tile whose rows
- * are at the offsets drow (2L of them) and columns at srow (L), from
- * positions pd and ps. */
-#define NDX_ROWS_BLOCK_CALL(T)                                                                     \
-  ndx_rows_block_##T((NDX_GLOBAL T *)dst + pd, drow, (NDX_GLOBAL const T *)src + ps, srow, square);
-NDX_ITEM_FN void ndx_copy_rows_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd,
-                                     const ndx_i64 *drow, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
-                                     ndx_i64 ps, const ndx_i64 *srow, int bits, int square) {
-  switch (bits) {
-  case 8:
-    NDX_ROWS_BLOCK_CALL(uchar) break;
-  case 16:
-    NDX_ROWS_BLOCK_CALL(ushort) break;
-  case 32:
-    NDX_ROWS_BLOCK_CALL(uint) break;
-  default:
-    NDX_ROWS_BLOCK_CALL(ulong) break;
-  }
-}
-#undef NDX_ROWS_BLOCK_CALL
 
 #if NDX_STREAM
 /* True iff every destination row of a tile (from position pd, pitch sdi, of
@@ -445,20 +439,13 @@ NDX_FN int ndx_lines_aligned(NDX_GLOBAL const ndx_u8 *dst, ndx_i64 pd, ndx_i64 s
 NDX_ITEM_FN void ndx_copy_lines(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
                                 NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
                                 ndx_i64 fi, ndx_i64 fj, int bits) {
-  switch (bits) {
-  case 8:
-    NDX_LINES_CALL(uchar) break;
-  case 16:
-    NDX_LINES_CALL(ushort) break;
-  case 32:
-    NDX_LINES_CALL(uint) break;
-  default:
-    NDX_LINES_CALL(ulong) break;
-  }
+  NDX_BY_BLOCK_WIDTH(NDX_LINES_CALL)
   ndx_stream_fence();
 }
 #undef NDX_LINES_CALL
+
 #endif
+#undef NDX_BY_BLOCK_WIDTH
 #else
 NDX_FN int ndx_tile_lanes(int bits) {
   (void)bits;
@@ -623,6 +610,33 @@ NDX_FN int ndx_copy_bits_tile(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, n
   return 0;
 }
 #endif
+/* Copies rows [i0, i1) x columns [j0, nj) of the ni x nj tile (ni, nj >= L
+ * = ndx_tile_lanes(bits) > 1) of a grouped tile copy at rows I0.. and
+ * columns J0.. of its batch's matrix (g), whose element (0, 0) is at
+ * positions bd and bs, in ndx_copy_rows_block's blocks: bands of 2L rows,
+ * then one of L, each across in blocks of L columns, where a band or block
+ * that would pass the tile's last row or column is moved back to end on it,
+ * so that it overlaps the one before, whose elements it writes again with
+ * the same values (the destination is distinct and shares no byte with the
+ * source). */
+NDX_ITEM_FN void ndx_group_blocks(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, ndx_i64 bd,
+                                  ndx_i64 bs, const ndx_tile_rows *g, ndx_i64 I0, ndx_i64 J0,
+                                  ndx_i64 i0, ndx_i64 i1, ndx_i64 j0, ndx_i64 ni, ndx_i64 nj) {
+  ndx_i64 lanes = ndx_tile_lanes(bits), drow[32], srow[16];
+  for (ndx_i64 I = i0; I < i1;) {
+    int square = I + 2 * lanes > i1; /* an L-row band */
+    ndx_i64 ib = square ? ndx_min64(I, ni - lanes) : I;
+    ndx_group_rows(drow, 2 * (int)lanes, I0 + ib, g->di, g->sdi, g->sgi);
+    for (ndx_i64 J = j0; J < nj; J += lanes) {
+      ndx_i64 jb = ndx_min64(J, nj - lanes);
+      ndx_group_rows(srow, (int)lanes, J0 + jb, g->dj, g->ssj, g->sgj);
+      ndx_copy_rows_block(dst, bd + J0 + jb, drow, src, bs + I0 + ib, srow, bits, square);
+    }
+    I = ib + (square ? lanes : 2 * lanes);
+  }
+}
+
 #endif /* NDX_COPY_ITEMS_H */
 
 /* ==== Copy bodies, once per index form ====================================== */
@@ -919,53 +933,38 @@ NDX_FN int ndx_tile_groups_wN(NDX_CONSTANT const ndx_pack_head *p, int bits, ndx
 }
 
 /* Copies one tile of a grouped tile copy (ndx_tile_groups): rows I0 ..
- * I0+ni-1 and columns J0 .. J0+nj-1 of the batch's matrix, whose element
- * (0, 0) is at positions bd and bs. Element (I, J) is destination bd +
- * drow(I) + J and source bs + I + srow(J), the row offsets two-level
- * (ndx_group_rows): drow over di rows of stride sdi in groups of stride sgi,
- * srow over dj columns of source stride ssj in groups of stride sgj. In
- * ndx_copy_rows_block's blocks: bands of 2L rows, then one of L, each
- * across in blocks of L columns, where a band or block that would pass the
- * tile's last row or column is moved back to end on it, so that it
- * overlaps the one before, whose elements it writes again with the same
- * values (the destination is distinct and shares no byte with the source).
- * Element by element where the tile has fewer than L rows or columns. */
+ * I0+ni-1 and columns J0 .. J0+nj-1 of the batch's matrix (g), whose
+ * element (0, 0) is at positions bd and bs: in blocks (ndx_group_blocks),
+ * element by element where the tile has fewer than L rows or columns.
+ * (Streamed line blocks, as ndx_copy_lines writes aligned tiles, measured
+ * no faster on a rank-8 permutation of extents 8 whose rows start on
+ * lines: what bounds these is the source rows' cache misses.) */
 NDX_FN void ndx_copy_group_tile_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                    NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, NDX_WORD bd,
-                                   NDX_WORD bs, ndx_i64 I0, ndx_i64 J0, ndx_i64 ni, ndx_i64 nj,
-                                   ndx_i64 di, ndx_i64 sdi, ndx_i64 sgi, ndx_i64 dj, ndx_i64 ssj,
-                                   ndx_i64 sgj) {
-  ndx_i64 lanes = ndx_tile_lanes(bits), drow[32], srow[16];
+                                   NDX_WORD bs, const ndx_tile_rows *g, ndx_i64 I0, ndx_i64 J0,
+                                   ndx_i64 ni, ndx_i64 nj) {
+  ndx_i64 lanes = ndx_tile_lanes(bits);
   if (lanes == 1 || ni < lanes || nj < lanes) {
+    ndx_i64 drow, srow;
     for (ndx_i64 I = 0; I < ni; I++) {
-      ndx_group_rows(drow, 1, I0 + I, di, sdi, sgi);
+      ndx_group_rows(&drow, 1, I0 + I, g->di, g->sdi, g->sgi);
       for (ndx_i64 J = 0; J < nj; J++) {
-        ndx_group_rows(srow, 1, J0 + J, dj, ssj, sgj);
-        ndx_copy_elem(dst, bd + drow[0] + J0 + J, src, bs + I0 + I + srow[0], bits);
+        ndx_group_rows(&srow, 1, J0 + J, g->dj, g->ssj, g->sgj);
+        ndx_copy_elem(dst, bd + drow + J0 + J, src, bs + I0 + I + srow, bits);
       }
     }
     return;
   }
-  for (ndx_i64 I = 0; I < ni;) {
-    int square = I + 2 * lanes > ni; /* an L-row band */
-    ndx_i64 ib = square ? ndx_min64(I, ni - lanes) : I;
-    ndx_group_rows(drow, 2 * (int)lanes, I0 + ib, di, sdi, sgi);
-    for (ndx_i64 J = 0; J < nj; J += lanes) {
-      ndx_i64 jb = ndx_min64(J, nj - lanes);
-      ndx_group_rows(srow, (int)lanes, J0 + jb, dj, ssj, sgj);
-      ndx_copy_rows_block(dst, bd + J0 + jb, drow, src, bs + I0 + ib, srow, bits, square);
-    }
-    I = ib + (square ? lanes : 2 * lanes);
-  }
+  ndx_group_blocks(dst, src, bits, bd, bs, g, I0, J0, 0, ni, 0, ni, nj);
 }
 
 /* Work-item `item` of a tile copy: one tile position in `batches` (>= 1,
  * ndx_tile_batches) consecutive batches, stepped by the odometer from one
  * start; a batch is the matrix of the last two axes and of the axes
- * ndx_tile_groups joins to them. Tile rows vary fastest, then tile columns, then groups of batches,
- * so that the items of a work-group read the source along its unit axis,
- * tile after tile (faster on PoCL than the other way). Items past the last
- * tile do nothing. */
+ * ndx_tile_groups joins to them. Tile rows vary fastest, then tile
+ * columns, then groups of batches, so that the items of a work-group read
+ * the source along its unit axis, tile after tile (faster on PoCL than the
+ * other way). Items past the last tile do nothing. */
 NDX_FN void ndx_copy_tile_item_wN(NDX_CONSTANT const ndx_pack_head *p,
                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, ndx_i64 item,
@@ -982,15 +981,13 @@ NDX_FN void ndx_copy_tile_item_wN(NDX_CONSTANT const ndx_pack_head *p,
   ndx_i64 n = ndx_min64(nb - b0, batches);
   ndx_i64 I0 = (item - col * ti) * th, J0 = (col - group * tj) * tw;
   ndx_i64 ni = ndx_min64(ri - I0, th), nj = ndx_min64(rj - J0, tw);
-  ndx_i64 sdi = ndx_stride_wN(p, 0, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
-  ndx_i64 sgi = gi > 1 ? ndx_stride_wN(p, 0, r - 2 - ng) : 0;
-  ndx_i64 sgj = gj > 1 ? ndx_stride_wN(p, 1, r - 3) : 0;
+  ndx_tile_rows g = {di, ndx_stride_wN(p, 0, r - 2), gi > 1 ? ndx_stride_wN(p, 0, r - 2 - ng) : 0,
+                     dj, ndx_stride_wN(p, 1, r - 1), gj > 1 ? ndx_stride_wN(p, 1, r - 3) : 0};
   ndx_odo_wN o;
   ndx_odo_start_wN(p, &o, (NDX_WORD)(b0 * ri * rj));
   for (ndx_i64 b = 0; b < n; b++) {
     if (ng > 0)
-      ndx_copy_group_tile_wN(dst, src, bits, o.pos[0], o.pos[1], I0, J0, ni, nj, di, sdi, sgi, dj,
-                             ssj, sgj);
+      ndx_copy_group_tile_wN(dst, src, bits, o.pos[0], o.pos[1], &g, I0, J0, ni, nj);
     else
       ndx_copy_tile_wN(p, dst, src, bits, o.pos[0], o.pos[1], (NDX_WORD)(item - col * ti),
                        (NDX_WORD)(col - group * tj));
