@@ -378,7 +378,8 @@ NDX_EACH_BLOCK_WIDTH(NDX_DEFINE_LINE_BLOCK)
 #undef NDX_ZIP8_LO
 #undef NDX_ZIP8_HI
 
-/* A switch over the four block widths (8 to 64 bits): CALL(T). */
+/* A switch over the four block widths (8 to 64 bits): CALL(T); a
+ * statement, followed by a semicolon. */
 #define NDX_BY_BLOCK_WIDTH(CALL)                                                                   \
   switch (bits) {                                                                                  \
   case 8:                                                                                          \
@@ -389,7 +390,8 @@ NDX_EACH_BLOCK_WIDTH(NDX_DEFINE_LINE_BLOCK)
     CALL(uint) break;                                                                              \
   default:                                                                                         \
     CALL(ulong) break;                                                                             \
-  }
+  }                                                                                                \
+  (void)0
 
 /* Copies the 2L x L block (rows x columns) at the given positions, or the
  * L x L one when `square`: rows a pitch apart (ndx_copy_block), or at the
@@ -408,12 +410,13 @@ NDX_EACH_BLOCK_WIDTH(NDX_DEFINE_LINE_BLOCK)
 #define NDX_TABLE_BLOCK(T) NDX_BLOCK_CALL(ndx_rows_block, T)
 NDX_ITEM_FN void ndx_copy_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
                                 NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
-                                int bits,
-                                int square){NDX_BY_BLOCK_WIDTH(NDX_PITCH_BLOCK)} NDX_ITEM_FN
-    void ndx_copy_rows_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, const ndx_i64 *sdi,
-                             NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps,
-                             const ndx_i64 *ssj, int bits, int square) {
-  NDX_BY_BLOCK_WIDTH(NDX_TABLE_BLOCK)
+                                int bits, int square) {
+  NDX_BY_BLOCK_WIDTH(NDX_PITCH_BLOCK);
+}
+NDX_ITEM_FN void ndx_copy_rows_block(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd,
+                                     const ndx_i64 *sdi, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                     ndx_i64 ps, const ndx_i64 *ssj, int bits, int square) {
+  NDX_BY_BLOCK_WIDTH(NDX_TABLE_BLOCK);
 }
 #undef NDX_PITCH_BLOCK
 #undef NDX_TABLE_BLOCK
@@ -439,7 +442,7 @@ NDX_FN int ndx_lines_aligned(NDX_GLOBAL const ndx_u8 *dst, ndx_i64 pd, ndx_i64 s
 NDX_ITEM_FN void ndx_copy_lines(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
                                 NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
                                 ndx_i64 fi, ndx_i64 fj, int bits) {
-  NDX_BY_BLOCK_WIDTH(NDX_LINES_CALL)
+  NDX_BY_BLOCK_WIDTH(NDX_LINES_CALL);
   ndx_stream_fence();
 }
 #undef NDX_LINES_CALL
