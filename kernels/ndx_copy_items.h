@@ -535,6 +535,21 @@ NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
 }
 
 #if defined(NDX_OPENCL_C)
+/* ndx_bits_transpose's rounds on n vectors V from w, lane by lane: those
+ * of h > 8 over all n, then groups of 16 vectors, each through its last
+ * four rounds (registers for 16 vectors). */
+#define NDX_BITS_ROUNDS(V, w, n, bits)                                                             \
+  {                                                                                                \
+    _Pragma("unroll") for (int h = (n) / 2; h > 8; h >>= 1) {                                      \
+      NDX_BITS_ROUND(V, w, n, h, bits, _Pragma("unroll"));                                         \
+    }                                                                                              \
+    _Pragma("unroll") for (int g = 0; g < (n); g += 16) {                                          \
+      _Pragma("unroll") for (int h = 8; h >= 1; h >>= 1) {                                         \
+        NDX_BITS_ROUND(V, (w + g), 16, h, bits, _Pragma("unroll"));                                \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
 /* A whole sub-byte tile (ndx_tile_side square, n = 64/bits, NW = side/n
  * words a row: 8 for 4 and 1 bits, 4 for 2) in vectors V of NW words,
  * lane J for the tile's J-th n columns. Source rows J*n + k (J < NW) give
@@ -564,16 +579,7 @@ NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
     }                                                                                              \
     for (int I = 0; I < NW; I++) {                                                                 \
       _Pragma("unroll") for (int k = 0; k < n; k++) w[k] = stage[I * n + k];                       \
-      /* the rounds of h > 8 over all n, then groups of 16 vectors, each                           \
-       * through its last four rounds (registers for 16 vectors) */                                \
-      _Pragma("unroll") for (int h = n / 2; h > 8; h >>= 1) {                                      \
-        NDX_BITS_ROUND(V, w, n, h, bits, _Pragma("unroll"));                                       \
-      }                                                                                            \
-      _Pragma("unroll") for (int g = 0; g < n; g += 16) {                                          \
-        _Pragma("unroll") for (int h = 8; h >= 1; h >>= 1) {                                       \
-          NDX_BITS_ROUND(V, (w + g), 16, h, bits, _Pragma("unroll"));                              \
-        }                                                                                          \
-      }                                                                                            \
+      NDX_BITS_ROUNDS(V, w, n, bits);                                                              \
       _Pragma("unroll") for (int m = 0; m < n; m++) {                                              \
         NDX_GLOBAL ulong *row = (NDX_GLOBAL ulong *)(dst + ((pd + (I * n + m) * sdi) >> lg));      \
         if (stream)                                                                                \
@@ -587,6 +593,52 @@ NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
 NDX_DEFINE_BITS_TILE(ulong8, 8)
 NDX_DEFINE_BITS_TILE(ulong4, 4)
 #undef NDX_DEFINE_BITS_TILE
+
+/* Bands of 8n destination rows (n = 64/bits) of a sub-byte tile that is
+ * not whole: rows [0, fb) x columns [0, fj) (fj a multiple of n), fb the
+ * largest multiple of 8n up to fi; returns fb. A band takes its n x n
+ * blocks eight at a time, in vectors of 8 words whose lane I is the
+ * band's I-th n rows: the n source rows of columns j.. give one 64-byte
+ * load each, ndx_bits_transpose's rounds run on the n vectors, and lane I
+ * of vector m is word j/n of destination row I*n + m. A thin tile (rows of
+ * 128 1-bit elements, 2048 of them) goes in full vectors this way, where
+ * ndx_copy_bits_tile needs a whole square tile. Needs ssi == 1 and source
+ * and destination rows starting on bytes (as ndx_copy_tile_bits' blocks). */
+#define NDX_BAND_STORE(I) ndx_store_word(dst + ((pd + (i + (I)*n + m) * sdi + j) >> lg), w[m].s##I)
+NDX_ITEM_FN ndx_i64 ndx_bits_bands_n(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                                     NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps,
+                                     ndx_i64 ssj, ndx_i64 fi, ndx_i64 fj, int bits) {
+  int lg = ndx_sub_log2(bits), n = 64 / bits;
+  ndx_i64 fb = fi - fi % (8 * n);
+  ulong8 w[64];
+  for (ndx_i64 i = 0; i < fb; i += 8 * n)
+    for (ndx_i64 j = 0; j < fj; j += n) {
+      _Pragma("unroll") for (int k = 0; k < n; k++) w[k] =
+          ndx_load_ulong8((NDX_GLOBAL const ulong *)(src + ((ps + i + (j + k) * ssj) >> lg)));
+      NDX_BITS_ROUNDS(ulong8, w, n, bits);
+      _Pragma("unroll") for (int m = 0; m < n; m++) {
+        NDX_BAND_STORE(0);
+        NDX_BAND_STORE(1);
+        NDX_BAND_STORE(2);
+        NDX_BAND_STORE(3);
+        NDX_BAND_STORE(4);
+        NDX_BAND_STORE(5);
+        NDX_BAND_STORE(6);
+        NDX_BAND_STORE(7);
+      }
+    }
+  return fb;
+}
+#undef NDX_BAND_STORE
+
+/* ndx_bits_bands_n with its width as a constant (the loops unroll). */
+NDX_ITEM_FN ndx_i64 ndx_bits_bands(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps,
+                                   ndx_i64 ssj, ndx_i64 fi, ndx_i64 fj, int bits) {
+  if (bits == 4) return ndx_bits_bands_n(dst, pd, sdi, src, ps, ssj, fi, fj, 4);
+  if (bits == 2) return ndx_bits_bands_n(dst, pd, sdi, src, ps, ssj, fi, fj, 2);
+  return ndx_bits_bands_n(dst, pd, sdi, src, ps, ssj, fi, fj, 1);
+}
 
 /* Copies a whole sub-byte tile by ndx_bits_tile_V; 0 where the tile is
  * not whole (an edge), copying nothing. */
@@ -610,6 +662,12 @@ NDX_FN int ndx_copy_bits_tile(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, n
                               NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
                               ndx_i64 ni, ndx_i64 nj, int bits) {
   (void)dst, (void)pd, (void)sdi, (void)src, (void)ps, (void)ssj, (void)ni, (void)nj, (void)bits;
+  return 0;
+}
+NDX_FN ndx_i64 ndx_bits_bands(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                              NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
+                              ndx_i64 fi, ndx_i64 fj, int bits) {
+  (void)dst, (void)pd, (void)sdi, (void)src, (void)ps, (void)ssj, (void)fi, (void)fj, (void)bits;
   return 0;
 }
 #endif
@@ -772,8 +830,10 @@ NDX_FN void ndx_tile_byte_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd,
 /* Copies one tile of a sub-byte pack whose tiles own their destination
  * bytes (ndx_copy_tiles_own_bytes, src/host/copy_plan.h) (tile
  * and strides as ndx_copy_tile has them). Where the source's second-to-last
- * stride is 1 and its columns start on byte boundaries, the tile's source
- * rows are first copied into a private buffer of words, and n x n blocks (n
+ * stride is 1 and its columns start on byte boundaries, a whole tile goes
+ * by ndx_copy_bits_tile, and the bands of 8n rows of any other by
+ * ndx_bits_bands, both in vectors on OpenCL. The rows past those have the
+ * tile's source rows first copied into a private buffer of words, and n x n blocks (n
  * = 64/bits: a word of each of n rows) then go as n buffer words, one
  * ndx_bits_transpose and n destination words, destination row after row.
  * Read straight from the source, the blocks would walk down its rows a
@@ -789,13 +849,14 @@ NDX_FN void ndx_copy_tile_bits_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD 
       ssi == 1 && ps % per == 0 && ssj % per == 0 && (ndx_i64)nj * ni * bits <= 8 * NDX_STAGE_BYTES;
   NDX_WORD fi = blocks ? ni - ni % n : 0, fj = blocks ? nj - nj % n : 0;
   if (blocks && ndx_copy_bits_tile(dst, pd, sdi, src, ps, ssj, ni, nj, bits)) return;
-  NDX_WORD rw = fi / n; /* words of a staged row */
+  NDX_WORD fb = blocks ? (NDX_WORD)ndx_bits_bands(dst, pd, sdi, src, ps, ssj, fi, fj, bits) : 0;
+  NDX_WORD rw = fi / n; /* words of a staged row, the first fb/n not staged */
   ndx_u64 stage[NDX_STAGE_BYTES / 8], w[64];
   for (NDX_WORD j = 0; j < fj; j++) {
     NDX_GLOBAL const ndx_u8 *row = src + ((ps + j * ssj) >> lg);
-    for (NDX_WORD k = 0; k < rw; k++) stage[j * rw + k] = ndx_load_word(row + 8 * k);
+    for (NDX_WORD k = fb / n; k < rw; k++) stage[j * rw + k] = ndx_load_word(row + 8 * k);
   }
-  for (NDX_WORD i = 0; i < fi; i += n) {
+  for (NDX_WORD i = fb; i < fi; i += n) {
     for (NDX_WORD j = 0; j < fj; j += n) {
       for (int k = 0; k < n; k++) w[k] = stage[(j + k) * rw + i / n];
       ndx_bits_transpose(w, bits);

@@ -427,11 +427,15 @@ Test(cl, small_tiles_join_the_batch_axes_next_to_them) {
  * bytes, whole tiles (ndx_tile_side square: 512 for 1 bit, 128 for 2 and 4)
  * in vectors of words, one destination row of the tile at a time
  * (ndx_copy_bits_tile; 520 x 600 has whole tiles and edges at every width),
- * byte by byte elsewhere (edges, a source at an odd element, a flipped
- * source); rows that share bytes take the byte-range kernel. */
+ * bands of 8 blocks in vectors of words where a tile is not whole but has
+ * 8n rows (ndx_bits_bands: thin tiles of destination rows of 104 and 40
+ * elements, the rows past the bands in word blocks), byte by byte elsewhere
+ * (edges, a source at an odd element, a flipped source); rows that share
+ * bytes take the byte-range kernel. */
 Test(cl, sub_byte_transposes_own_whole_destination_bytes) {
   cl_env_need(&env);
-  int64_t shapes[][2] = {{40, 72}, {136, 264}, {264, 136}, {8, 520}, {520, 8}, {72, 5}, {520, 600}};
+  int64_t shapes[][2] = {{40, 72}, {136, 264}, {264, 136}, {8, 520},  {520, 8},
+                         {72, 5},  {520, 600}, {104, 700}, {40, 600}, {200, 1400}};
   for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
     int64_t r = shapes[k][0], c = shapes[k][1];
     ndx_layout src = contiguous(2, (int64_t[]){r, c}), t, d = contiguous(2, (int64_t[]){c, r});
