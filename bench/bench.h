@@ -27,6 +27,14 @@ uint64_t bench_cpu_ns(void);
 /* The median of v[0..n-1] (n >= 1); reorders v. */
 double bench_median(double *v, int n);
 
+/* The seconds of one run that decide how an operation is timed, from its
+ * first run's `first_s`: an operation's first run can pay for what later
+ * runs do not (on PoCL, the kernel compiled at its first enqueue, when the
+ * kernel cache does not have it yet), so a first run of slow_s or more is
+ * not believed, and the time of a second run (run_s(ctx)) is returned
+ * instead; a faster first run is returned as it is. */
+double bench_probe_s(double first_s, double slow_s, double (*run_s)(void *ctx), void *ctx);
+
 /* The most repetitions a figure is timed in (--reps is clamped to it), and
  * so the most pairs bench_paired takes. */
 #define BENCH_REPS_MAX 1000

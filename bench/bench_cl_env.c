@@ -269,7 +269,9 @@ bool env_open(env *e, const bench_opts *opts, const char *who) {
   print_load("at start");
   printf("figures: GB/s of bytes read + written, median of %d repetitions (each >= %.0f ms; "
          "a copy slower than %.2f s: one per repetition, at least 3 within about %.0f s; slower "
-         "than %.1f s: its one checked run) after a discarded warm-up, the figures of a case "
+         "than %.1f s: one run) after a checked run and a discarded warm-up (a slow checked run, "
+         "which may have compiled its kernel, is run again before it is believed slow), the "
+         "figures of a case "
          "timed in turn; rat(io) = the median over those turns of its speed / the ceiling's "
          "(a vectorized copy kernel over the same bytes and buffers)%s\n",
          e->fig_opts.reps, e->fig_opts.min_rep_s * 1e3, SLOW_S, e->budget_s, VERY_SLOW_S,

@@ -92,14 +92,29 @@ static double run_ns(op *o, int64_t n) {
   return (double)(bench_now_ns() - t0);
 }
 
+/* True iff x's operation has failed; its figure then says so and why. */
+static bool failed(entry *x) {
+  if (!x->o.failed) return false;
+  x->f.state = -2;
+  snprintf(x->f.why, sizeof x->f.why, "%s", x->o.why);
+  return true;
+}
+
+/* Seconds of one run of op `ctx` (bench_probe_s's second run). */
+static double run_once_s(void *ctx) {
+  return run_ns(ctx, 1) * 1e-9;
+}
+
 /* Checks each entry once, sizes and warms it up, then times the entries'
  * repetitions interleaved (repetition k of every entry, then k+1), so that a
  * load that comes and goes on a shared machine lands on all of them alike
  * and their ratios stay fair: each entry's ratio to entry 0 is the median of
  * the ratios of repetitions timed side by side. An operation of SLOW_S or
- * more runs one per repetition, its check run being its warm-up, with as many
- * repetitions as the budget allows, 3 at least; one of VERY_SLOW_S or more is
- * timed once, by its check run. */
+ * more runs one per repetition, with as many repetitions as the budget
+ * allows, 3 at least; one of VERY_SLOW_S or more is timed once. Slow is
+ * said by bench_probe_s: the check run, or where that took SLOW_S or more
+ * (a kernel compiled at its first enqueue), a second run, which is then the
+ * warm-up, or the one timing. */
 void measure_group(env *e, entry *t, int count) {
   const bench_opts *fo = &e->fig_opts;
   int most = 0;
@@ -118,16 +133,14 @@ void measure_group(env *e, entry *t, int count) {
         continue;
       }
     }
-    double probe = run_ns(&x->o, 1) * 1e-9;
-    if (x->o.failed) {
-      x->f.state = -2;
-      snprintf(x->f.why, sizeof x->f.why, "%s", x->o.why);
-      continue;
-    }
+    double first = run_ns(&x->o, 1) * 1e-9; /* the check run */
+    if (failed(x)) continue;
     if (x->chk && !check_result(e, x->o.dst, x->chk, x->f.why, sizeof x->f.why)) {
       x->f.state = -1;
       continue;
     }
+    double probe = bench_probe_s(first, SLOW_S, run_once_s, &x->o);
+    if (failed(x)) continue;
     double per_s = probe;
     x->n = 1;
     if (probe < SLOW_S) { /* warm-up, discarded: grow n until a run lasts min_rep_s */
@@ -157,10 +170,7 @@ void measure_group(env *e, entry *t, int count) {
       entry *x = &t[i];
       if (x->f.state != 1 || k >= x->reps || k < x->done) continue;
       x->per[k] = run_ns(&x->o, x->n) / (double)x->n;
-      if (x->o.failed) {
-        x->f.state = -2;
-        snprintf(x->f.why, sizeof x->f.why, "%s", x->o.why);
-      }
+      failed(x);
     }
   for (int i = 0; i < count; i++) {
     entry *x = &t[i];

@@ -1,5 +1,6 @@
 /* stats.c: the statistics ndx-bench reports from timed repetitions: their
- * median, and the ratio of two operations timed side by side. */
+ * median, and the ratio of two operations timed side by side; and the
+ * probe that decides how an operation is timed. */
 #include <stdlib.h>
 
 #include "bench.h"
@@ -23,4 +24,8 @@ double bench_paired(const double *ns_a, double bytes_a, const double *ns_b, doub
   double scale = bytes_a > 0 && bytes_b > 0 ? bytes_a / bytes_b : 1;
   for (int k = 0; k < n; k++) r[k] = time ? ns_a[k] / ns_b[k] : scale * ns_b[k] / ns_a[k];
   return bench_median(r, n);
+}
+
+double bench_probe_s(double first_s, double slow_s, double (*run_s)(void *ctx), void *ctx) {
+  return first_s < slow_s ? first_s : run_s(ctx);
 }
