@@ -277,20 +277,21 @@ NDX_FN int ndx_tile_lanes(int bits) {
 #define NDX_ZIP8_LO(x, y) (ushort8)(x.s0, y.s0, x.s1, y.s1, x.s2, y.s2, x.s3, y.s3)
 #define NDX_ZIP8_HI(x, y) (ushort8)(x.s4, y.s4, x.s5, y.s5, x.s6, y.s6, x.s7, y.s7)
 
-/* Loads and stores of one row of a block (an L-lane vector of T) and the
- * transpose of L of them. */
+/* The load and the store of one row of a block: an L-lane vector V at
+ * address p. Macros, not functions: a function that takes or returns a
+ * 512-bit vector (ulong8) draws an ABI warning from clang where the device
+ * has no AVX-512, and the kernels build with -Werror in the tests. */
+#define NDX_LOAD(V, p) (((NDX_GLOBAL const ndx_packed_##V *)(p))->v)
+#define NDX_STORE(V, p, x) (((NDX_GLOBAL ndx_packed_##V *)(p))->v = (x))
+
+/* The packed row type of NDX_LOAD and NDX_STORE, and the transpose of L
+ * rows. */
 #define NDX_DEFINE_VECTOR(T, V, L, LOG2, ROUND, LO, HI)                                            \
   /* unaligned vector accesses: PoCL's vloadN and vstoreN of char and short                        \
    * vectors go element by element */                                                              \
   typedef struct __attribute__((packed)) ndx_packed_##V {                                          \
     V v;                                                                                           \
   } ndx_packed_##V;                                                                                \
-  NDX_ITEM_FN V ndx_load_##V(NDX_GLOBAL const T *s) {                                              \
-    return ((NDX_GLOBAL const ndx_packed_##V *)s)->v;                                              \
-  }                                                                                                \
-  NDX_ITEM_FN void ndx_store_##V(NDX_GLOBAL T *d, V v) {                                           \
-    ((NDX_GLOBAL ndx_packed_##V *)d)->v = v;                                                       \
-  }                                                                                                \
   NDX_ITEM_FN void ndx_transpose_##V(V *a) {                                                       \
     V b[L];                                                                                        \
     _Pragma("unroll") for (int round = 0; round < LOG2; round++) {                                 \
@@ -310,23 +311,23 @@ NDX_FN int ndx_tile_lanes(int bits) {
                               NDX_GLOBAL const T *NDX_RESTRICT s, RT ssj) {                        \
     V lo[L], hi[L];                                                                                \
     _Pragma("unroll") for (int j = 0; j < L; j++) {                                                \
-      lo[j] = ndx_load_##V(s + ROW(ssj, j));                                                       \
-      hi[j] = ndx_load_##V(s + ROW(ssj, j) + L);                                                   \
+      lo[j] = NDX_LOAD(V, s + ROW(ssj, j));                                                        \
+      hi[j] = NDX_LOAD(V, s + ROW(ssj, j) + L);                                                    \
     }                                                                                              \
     ndx_transpose_##V(lo);                                                                         \
     ndx_transpose_##V(hi);                                                                         \
     _Pragma("unroll") for (int i = 0; i < L; i++) {                                                \
-      ndx_store_##V(d + ROW(sdi, i), lo[i]);                                                       \
-      ndx_store_##V(d + ROW(sdi, i + L), hi[i]);                                                   \
+      NDX_STORE(V, d + ROW(sdi, i), lo[i]);                                                        \
+      NDX_STORE(V, d + ROW(sdi, i + L), hi[i]);                                                    \
     }                                                                                              \
   }                                                                                                \
   /* an L x L block: for tiles of fewer than 2L rows */                                            \
   NDX_ITEM_FN void NAME##_square_##T(NDX_GLOBAL T *NDX_RESTRICT d, RT sdi,                         \
                                      NDX_GLOBAL const T *NDX_RESTRICT s, RT ssj) {                 \
     V a[L];                                                                                        \
-    _Pragma("unroll") for (int j = 0; j < L; j++) a[j] = ndx_load_##V(s + ROW(ssj, j));            \
+    _Pragma("unroll") for (int j = 0; j < L; j++) a[j] = NDX_LOAD(V, s + ROW(ssj, j));             \
     ndx_transpose_##V(a);                                                                          \
-    _Pragma("unroll") for (int i = 0; i < L; i++) ndx_store_##V(d + ROW(sdi, i), a[i]);            \
+    _Pragma("unroll") for (int i = 0; i < L; i++) NDX_STORE(V, d + ROW(sdi, i), a[i]);             \
   }
 /* Each of the four vector widths once: CALL(T, V, L, Q), Q the L x L blocks
  * side by side that make a 64-byte line. */
@@ -356,7 +357,7 @@ NDX_EACH_BLOCK_WIDTH(NDX_BLOCKS)
   NDX_ITEM_FN void ndx_line_block_##T(NDX_GLOBAL T *NDX_RESTRICT d, ndx_i64 sdi,                   \
                                       NDX_GLOBAL const T *NDX_RESTRICT s, ndx_i64 ssj) {           \
     V a[Q * L];                                                                                    \
-    _Pragma("unroll") for (int j = 0; j < Q * L; j++) a[j] = ndx_load_##V(s + j * ssj);            \
+    _Pragma("unroll") for (int j = 0; j < Q * L; j++) a[j] = NDX_LOAD(V, s + j * ssj);             \
     _Pragma("unroll") for (int q = 0; q < Q; q++) ndx_transpose_##V(a + q * L);                    \
     _Pragma("unroll") for (int i = 0; i < L; i++) {                                                \
       _Pragma("unroll") for (int q = 0; q < Q; q++)                                                \
@@ -573,7 +574,7 @@ NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
     for (int k = 0; k < n; k++) {                                                                  \
       V a[NW];                                                                                     \
       _Pragma("unroll") for (int J = 0; J < NW; J++) a[J] =                                        \
-          ndx_load_##V((NDX_GLOBAL const ulong *)(src + ((ps + (J * n + k) * ssj) >> lg)));        \
+          NDX_LOAD(V, (NDX_GLOBAL const ulong *)(src + ((ps + (J * n + k) * ssj) >> lg)));         \
       ndx_transpose_##V(a);                                                                        \
       _Pragma("unroll") for (int I = 0; I < NW; I++) stage[I * n + k] = a[I];                      \
     }                                                                                              \
@@ -585,7 +586,7 @@ NDX_FN void ndx_bits_transpose(ndx_u64 *w, int bits) {
         if (stream)                                                                                \
           __builtin_nontemporal_store(w[m], (NDX_GLOBAL V *)row);                                  \
         else                                                                                       \
-          ndx_store_##V(row, w[m]);                                                                \
+          NDX_STORE(V, row, w[m]);                                                                 \
       }                                                                                            \
     }                                                                                              \
     if (stream) ndx_stream_fence();                                                                \
@@ -614,7 +615,7 @@ NDX_ITEM_FN ndx_i64 ndx_bits_bands_n(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i6
   for (ndx_i64 i = 0; i < fb; i += 8 * n)
     for (ndx_i64 j = 0; j < fj; j += n) {
       _Pragma("unroll") for (int k = 0; k < n; k++) w[k] =
-          ndx_load_ulong8((NDX_GLOBAL const ulong *)(src + ((ps + i + (j + k) * ssj) >> lg)));
+          NDX_LOAD(ulong8, (NDX_GLOBAL const ulong *)(src + ((ps + i + (j + k) * ssj) >> lg)));
       NDX_BITS_ROUNDS(ulong8, w, n, bits);
       _Pragma("unroll") for (int m = 0; m < n; m++) {
         NDX_BAND_STORE(0);
