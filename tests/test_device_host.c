@@ -686,6 +686,29 @@ Test(copy_plan, small_tiles_batch_over_the_finest_axes_last) {
   }
 }
 
+/* Further out, the batch axes keep alternating between each side's next
+ * finest, so that a tile's rows come back to their pages while the TLB
+ * holds them: 8^8 reversed (axis a of the destination at source stride
+ * 8^a) has k = axis 0, j = axis 7, then from the inside out 6 (destination
+ * stride 8), 1 (source stride 8), 5, 2, 4, 3. In the order before this one
+ * the batches after the tile's groups were 2, 3, 4, 5: the source's rows
+ * came back to a page only after an eighth of the copy. */
+Test(copy_plan, batch_axes_alternate_between_each_sides_finest) {
+  int64_t d[8], dst[8], src[8];
+  for (int a = 0; a < 8; a++) {
+    d[a] = 8;
+    dst[a] = (int64_t)1 << (3 * (7 - a));
+    src[a] = (int64_t)1 << (3 * a);
+  }
+  ndx_copy_plan p = plan_of(8, d, dst, src, 32, &cl_like, 0);
+  cr_assert_eq(p.path, NDX_PATH_TRANSPOSE);
+  const int want[] = {3, 4, 2, 5, 1, 6, 0, 7}; /* the destination's axes */
+  for (int a = 0; a < 8; a++) {
+    cr_assert_eq(p.q.strides[0][a], dst[want[a]], "axis %d", a);
+    cr_assert_eq(p.q.strides[1][a], src[want[a]], "axis %d", a);
+  }
+}
+
 /* The plan's pack is what the public calls write: ndx_pack_copy's, and for
  * a transpose that pack with the axes in tile order (ndx_pack_permute). */
 Test(copy_plan, its_pack_is_the_public_pack) {

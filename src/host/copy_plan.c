@@ -46,33 +46,39 @@ static int transpose_axis(const ndx_operands *q) {
   return -1;
 }
 
-/* The batch axis (not k, not the last) whose stride in operand `op` is the
- * smallest in magnitude; -1 when there is none. */
-static int finest_batch(const ndx_operands *q, int k, int op) {
+/* The batch axis (neither k nor the last, and not yet placed) whose stride
+ * in operand `op` is the smallest in magnitude; -1 when there is none. */
+static int finest_batch(const ndx_operands *q, const bool *placed, int op) {
   int best = -1;
   for (int a = 0; a < q->rank - 1; a++)
-    if (a != k && (best < 0 || ndx_abs64(q->strides[op][a]) < ndx_abs64(q->strides[op][best])))
+    if (!placed[a] && (best < 0 || ndx_abs64(q->strides[op][a]) < ndx_abs64(q->strides[op][best])))
       best = a;
   return best;
 }
 
-/* Reorders a transpose pair to [batch..., k, j]: the axes other than k and
- * the last in their order, except that the batch axis of the source's
- * finest stride and then that of the destination's come last among them,
- * then k, then the last. Consecutive batches then fill the rest of the
- * lines a small tile touches (a rank-8 permutation of extents 8 has 8 x 8
- * tiles, 32 of each 64-byte line on both sides): a tile work-item that
- * copies several batches (ndx_tile_batches) uses whole lines, and a page
- * holds more of its accesses. */
+/* Reorders a transpose pair to [batch..., k, j]: k and the last axis last;
+ * before them, from the inside out, the batch axis of the destination's
+ * finest stride, then that of the source's finest among the others, then
+ * the destination's next finest, and so on. Consecutive batches then fill
+ * the rest of the lines a small tile touches (a rank-8 permutation of
+ * extents 8 has 8 x 8 tiles, 32 of each 64-byte line on both sides): a
+ * tile work-item that copies several batches (ndx_tile_batches) uses whole
+ * lines. And the batches that step each side's next finest axis come soon
+ * after, so that the pages a tile's rows touch on either side are touched
+ * again while the TLB still holds them (8^8 reversed: the source's rows
+ * come back to their pages 8 batches later, not after an eighth of the
+ * copy). */
 static void to_tile_order(ndx_operands *q, int k) {
-  int perm[NDX_MAX_RANK], r = 0;
-  int fs = finest_batch(q, k, 1), fd = finest_batch(q, k, 0);
-  for (int a = 0; a < q->rank - 1; a++)
-    if (a != k && a != fs && a != fd) perm[r++] = a;
-  if (fs >= 0 && fs != fd) perm[r++] = fs;
-  if (fd >= 0) perm[r++] = fd;
-  perm[r++] = k;
-  perm[r++] = q->rank - 1;
+  int r = q->rank, perm[NDX_MAX_RANK], n = r - 2;
+  bool placed[NDX_MAX_RANK] = {false};
+  placed[k] = placed[r - 1] = true;
+  perm[r - 2] = k;
+  perm[r - 1] = r - 1;
+  for (int op = 0; n > 0; op = !op) {
+    int a = finest_batch(q, placed, op);
+    placed[a] = true;
+    perm[--n] = a;
+  }
   ndx_operands_permute(q, perm);
 }
 
