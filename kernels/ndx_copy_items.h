@@ -286,7 +286,7 @@ NDX_FN int ndx_tile_lanes(int bits) {
 
 /* The packed row type of NDX_LOAD and NDX_STORE, and the transpose of L
  * rows. */
-#define NDX_DEFINE_VECTOR(T, V, L, LOG2, ROUND, LO, HI)                                            \
+#define NDX_DEFINE_VECTOR(V, L, LOG2, ROUND, LO, HI)                                               \
   /* unaligned vector accesses: PoCL's vloadN and vstoreN of char and short                        \
    * vectors go element by element */                                                              \
   typedef struct __attribute__((packed)) ndx_packed_##V {                                          \
@@ -336,11 +336,11 @@ NDX_FN int ndx_tile_lanes(int bits) {
   CALL(ushort, ushort8, 8, 4)                                                                      \
   CALL(uint, uint8, 8, 2)                                                                          \
   CALL(ulong, ulong4, 4, 2)
-NDX_DEFINE_VECTOR(uchar, uchar16, 16, 4, NDX_ROUND_UNPACK, NDX_ZIP16_LO, NDX_ZIP16_HI)
-NDX_DEFINE_VECTOR(ushort, ushort8, 8, 3, NDX_ROUND_UNPACK, NDX_ZIP8_LO, NDX_ZIP8_HI)
-NDX_DEFINE_VECTOR(uint, uint8, 8, 3, NDX_ROUND_EVEN_ODD, , )
-NDX_DEFINE_VECTOR(ulong, ulong4, 4, 2, NDX_ROUND_EVEN_ODD, , )
-NDX_DEFINE_VECTOR(ulong, ulong8, 8, 3, NDX_ROUND_EVEN_ODD, , ) /* sub-byte tiles' words */
+NDX_DEFINE_VECTOR(uchar16, 16, 4, NDX_ROUND_UNPACK, NDX_ZIP16_LO, NDX_ZIP16_HI)
+NDX_DEFINE_VECTOR(ushort8, 8, 3, NDX_ROUND_UNPACK, NDX_ZIP8_LO, NDX_ZIP8_HI)
+NDX_DEFINE_VECTOR(uint8, 8, 3, NDX_ROUND_EVEN_ODD, , )
+NDX_DEFINE_VECTOR(ulong4, 4, 2, NDX_ROUND_EVEN_ODD, , )
+NDX_DEFINE_VECTOR(ulong8, 8, 3, NDX_ROUND_EVEN_ODD, , ) /* sub-byte tiles' words */
 #define NDX_BLOCKS(T, V, L, Q)                                                                     \
   NDX_DEFINE_BLOCK(ndx_block, ndx_i64, NDX_PITCH_ROW, T, V, L)                                     \
   NDX_DEFINE_BLOCK(ndx_rows_block, const ndx_i64 *, NDX_TABLE_ROW, T, V, L)

@@ -294,6 +294,31 @@ NDX_ITEM_FN void ndx_index_row_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD 
  * width (on PoCL, take_along_axis's copy pass measured 1.2x the 64-bit). */
 #define NDX_VALUE32(pos) ndx_index_value32((ndx_i32)ndx_load32(index, (pos)), (ndx_i32)d, wrap)
 
+/* A run of take_along_axis's form (a narrow gather whose source moves by
+ * 0 and destination and index by 1): its values tested first, by a loop
+ * the compiler vectorizes; then, when none is invalid (the check pass saw
+ * to that, unless the index changed since), a loop with no branch, which
+ * the compiler vectorizes too: eight source loads in flight at once, not
+ * one after the other behind a test each (on PoCL, take_along_axis
+ * measured 1.1x the loop of NDX_INDEX_ELEMS). Its coordinates are clamped
+ * into [0, d) all the same, so that a value changed since the test still
+ * reads inside the row. A run with an invalid value goes as
+ * NDX_INDEX_ELEMS. */
+#define NDX_PICK_ELEMS                                                                             \
+  {                                                                                                \
+    int bad = 0;                                                                                   \
+    for (NDX_WORD t = 0; t < run; t++) bad |= NDX_VALUE32(w.pos[2] + t) < 0;                       \
+    if (bad) {                                                                                     \
+      NDX_INDEX_ELEMS(1, 0, 1, 0, step1, NDX_VALUE32)                                              \
+    } else {                                                                                       \
+      for (NDX_WORD t = 0; t < run; t++) {                                                         \
+        ndx_i32 k = NDX_VALUE32(w.pos[2] + t);                                                     \
+        ndx_copy_elem(dst, w.pos[0] + t, src,                                                      \
+                      w.pos[1] + (NDX_WORD)(k < 0 ? 0 : k) * (NDX_WORD)step1, bits);               \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
 /* A run of the winners form: NDX_INDEX_ELEMS's elements, each copied only
  * when it holds its value's claim (ndx_index_wins). */
 #define NDX_WINNER_ELEMS                                                                           \
@@ -364,7 +389,7 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
     if (claims)
       NDX_WINNER_ELEMS
     else if (gather && ss == 0 && narrow)
-      NDX_INDEX_ELEMS(1, 0, 1, 0, step1, NDX_VALUE32)
+      NDX_PICK_ELEMS
     else if (gather && ss == 0)
       NDX_INDEX_ELEMS(1, 0, 1, 0, step1, NDX_VALUE)
     else if (gather && ss == 1)
@@ -382,6 +407,7 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
 }
 #undef NDX_INDEX_ELEMS
 #undef NDX_WINNER_ELEMS
+#undef NDX_PICK_ELEMS
 #undef NDX_VALUE
 #undef NDX_VALUE32
 

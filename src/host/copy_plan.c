@@ -46,11 +46,11 @@ static int transpose_axis(const ndx_operands *q) {
   return -1;
 }
 
-/* The batch axis (neither k nor the last, and not yet placed) whose stride
- * in operand `op` is the smallest in magnitude; -1 when there is none. */
-static int finest_batch(const ndx_operands *q, const bool *placed, int op) {
+/* The axis not yet placed whose stride in operand `op` is the smallest in
+ * magnitude; -1 when there is none. */
+static int finest_unplaced(const ndx_operands *q, const bool *placed, int op) {
   int best = -1;
-  for (int a = 0; a < q->rank - 1; a++)
+  for (int a = 0; a < q->rank; a++)
     if (!placed[a] && (best < 0 || ndx_abs64(q->strides[op][a]) < ndx_abs64(q->strides[op][best])))
       best = a;
   return best;
@@ -75,7 +75,7 @@ static void to_tile_order(ndx_operands *q, int k) {
   perm[r - 2] = k;
   perm[r - 1] = r - 1;
   for (int op = 0; n > 0; op = !op) {
-    int a = finest_batch(q, placed, op);
+    int a = finest_unplaced(q, placed, op);
     placed[a] = true;
     perm[--n] = a;
   }
