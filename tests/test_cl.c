@@ -270,6 +270,25 @@ Test(cl, sliced_rows_take_the_rows_path) {
   for (int w = 0; w < 3; w++) check_copy(&d, &s, widths[w], 0, "bytes");
 }
 
+/* Rows of every length from 2 elements up to 40 bytes at every width of 8
+ * bits and up (1 element is a strided gather), with a gap after each
+ * destination row: the kernel copies rows of 8 to 32 bytes
+ * by two overlapping 8- or 16-byte accesses, and the rows of a column one
+ * after another; the bytes between the rows keep theirs. */
+Test(cl, short_rows_of_every_length) {
+  cl_env_need(&env);
+  for (int w = 3; w < NWIDTHS; w++) {
+    for (int64_t n = 2; n * (widths[w] / 8) <= 40; n++) {
+      ndx_layout sb = contiguous(2, (int64_t[]){5, n + 3}),
+                 db = contiguous(2, (int64_t[]){5, n + 1});
+      ndx_layout s, d;
+      cr_assert_eq(ndx_narrow(&s, &sb, 1, 2, n), NDX_OK);
+      cr_assert_eq(ndx_narrow(&d, &db, 1, 1, n), NDX_OK);
+      check_copy(&d, &s, widths[w], 0, "rows");
+    }
+  }
+}
+
 Test(cl, transposes_take_the_transpose_path) {
   cl_env_need(&env);
   /* 2-d, non-power-of-two, edge tiles on both axes */
