@@ -272,9 +272,9 @@ Test(cl, sliced_rows_take_the_rows_path) {
 
 /* Rows of every length from 2 elements up to 40 bytes at every width of 8
  * bits and up (1 element is a strided gather), with a gap after each
- * destination row: the kernel copies rows of 8 to 32 bytes
- * by two overlapping 8- or 16-byte accesses, and the rows of a column one
- * after another; the bytes between the rows keep theirs. */
+ * destination row: the kernel copies rows of 8 to 32 bytes by two
+ * overlapping 8- or 16-byte accesses, and the rows of a column one after
+ * another; the bytes between the rows keep theirs. */
 Test(cl, short_rows_of_every_length) {
   cl_env_need(&env);
   for (int w = 3; w < NWIDTHS; w++) {
