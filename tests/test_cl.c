@@ -271,19 +271,20 @@ Test(cl, sliced_rows_take_the_rows_path) {
 }
 
 /* Rows of every length from 2 elements up to 40 bytes at every width of 8
- * bits and up (1 element is a strided gather), with a gap after each
- * destination row: the kernel copies rows of 8 to 32 bytes by two
- * overlapping 8- or 16-byte accesses, and the rows of a column one after
- * another; the bytes between the rows keep theirs. */
+ * bits and up (1 element is a strided gather), 3 planes of 5, with a gap
+ * after each destination row: the kernel copies rows of 8 to 32 bytes by
+ * two overlapping 8- or 16-byte accesses, and the rows of a plane and the
+ * planes one after another; the bytes between the rows keep theirs. */
 Test(cl, short_rows_of_every_length) {
   cl_env_need(&env);
   for (int w = 3; w < NWIDTHS; w++) {
     for (int64_t n = 2; n * (widths[w] / 8) <= 40; n++) {
-      ndx_layout sb = contiguous(2, (int64_t[]){5, n + 3}),
-                 db = contiguous(2, (int64_t[]){5, n + 1});
-      ndx_layout s, d;
-      cr_assert_eq(ndx_narrow(&s, &sb, 1, 2, n), NDX_OK);
-      cr_assert_eq(ndx_narrow(&d, &db, 1, 1, n), NDX_OK);
+      ndx_layout sb = contiguous(3, (int64_t[]){3, 6, n + 3}),
+                 db = contiguous(3, (int64_t[]){3, 5, n + 1});
+      ndx_layout s1, s, d;
+      cr_assert_eq(ndx_narrow(&s1, &sb, 1, 1, 5), NDX_OK);
+      cr_assert_eq(ndx_narrow(&s, &s1, 2, 2, n), NDX_OK);
+      cr_assert_eq(ndx_narrow(&d, &db, 2, 1, n), NDX_OK);
       check_copy(&d, &s, widths[w], 0, "rows");
     }
   }
