@@ -1,22 +1,23 @@
 /* ndx_copy.cl: ndx's copy kernels, thin wrappers over the work-item bodies
  * of ndx_copy_items.h (kernels/, beside this file; it includes ndx_device.h).
  *
- * Built twice from this one source, with -DNDX_WIDE=0 (int32 packs) and
- * -DNDX_WIDE=1 (int64 packs); the kernel names are the same in both programs.
+ * One source, many programs: each build defines NDX_WIDE (0: int32 packs,
+ * 1: int64 packs), NDX_BITS (the element width) and NDX_KERNEL_<name> for
+ * the one kernel it holds, so that a first copy compiles only what it runs.
  * Every kernel takes the pack of ndx_pack_copy (as a __constant buffer, since
  * two rank-32 layouts pass the 1024-byte parameter guarantee), the two
  * buffers' first bytes and, for the chunked ones, the work per work-item.
  * One work-item = one call of a body; work-items past the end return.
  * Names ending in _wN are the program's form (ndx_device.h, Index width).
  *
- *   ndx_rows_B       C-order elements [i*chunk, (i+1)*chunk), innermost
- *                    strides 1 on both sides (B = 8 .. 128)
- *   ndx_gather_B     the same with any strides
- *   ndx_transpose_B  one tile of ndx_tile_shape in `chunk` consecutive batches
- *                    (B = 1 .. 128; for B < 8 only where the tiles own their
- *                    destination bytes, ndx_copy_tiles_own_bytes)
- *   ndx_bytes_B      destination bytes [first + i*chunk, ...) for B = 1, 2, 4
- *   ndx_positions    operand 0 and 1 positions of every index (for tests)
+ *   ndx_rows       C-order elements [i*chunk, (i+1)*chunk), innermost
+ *                  strides 1 on both sides (NDX_BITS 8 .. 128)
+ *   ndx_gather     the same with any strides
+ *   ndx_transpose  one tile of ndx_tile_shape in `chunk` consecutive batches
+ *                  (NDX_BITS 1 .. 128; below 8 only where the tiles own their
+ *                  destination bytes, ndx_copy_tiles_own_bytes)
+ *   ndx_bytes      destination bytes [first + i*chunk, ...) (NDX_BITS 1, 2, 4)
+ *   ndx_positions  operand 0 and 1 positions of every index (for tests)
  *
  * Built with -DNDX_BOUNDS_CHECK (meson option bounds_check), every copy
  * kernel takes three more arguments, the two buffers' sizes in bytes and a
@@ -128,42 +129,48 @@ NDX_FN int ndx_check_tile(NDX_PACK_ARG, int bits, long item, long chunk, ulong d
 #define NDX_CHECK(kind, B, chunk)
 #endif
 
-#define NDX_WHOLE_BYTE_KERNELS(B)                                                                  \
-  __kernel void ndx_rows_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {           \
-    NDX_CHECK(range, B, chunk)                                                                     \
-    ndx_copy_range_item_wN(p, dst, src, B, (long)get_global_id(0), chunk, 1);                      \
-  }                                                                                                \
-  __kernel void ndx_gather_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {         \
-    NDX_CHECK(range, B, chunk)                                                                     \
-    ndx_copy_range_item_wN(p, dst, src, B, (long)get_global_id(0), chunk, 0);                      \
-  }                                                                                                \
-  __kernel void ndx_transpose_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {      \
-    NDX_CHECK(tile, B, chunk)                                                                      \
-    ndx_copy_tile_item_wN(p, dst, src, B, (long)get_global_id(0), chunk);                          \
-  }
+/* Each program holds the one kernel its build options name (src/device/cl.c
+ * builds a program per family, width and form when a plan first needs it),
+ * for elements of NDX_BITS bits. */
+#ifdef NDX_KERNEL_rows
+__kernel void ndx_rows(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {
+  NDX_CHECK(range, NDX_BITS, chunk)
+  ndx_copy_range_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), chunk, 1);
+}
+#endif
 
-#define NDX_SUB_BYTE_KERNELS(B)                                                                    \
-  __kernel void ndx_bytes_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {          \
-    NDX_CHECK(bytes, B, chunk)                                                                     \
-    ndx_copy_bytes_item_wN(p, dst, src, B, (long)get_global_id(0), chunk);                         \
-  }                                                                                                \
-  __kernel void ndx_transpose_##B(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {      \
-    NDX_CHECK(tile, B, chunk)                                                                      \
-    ndx_copy_tile_item_wN(p, dst, src, B, (long)get_global_id(0), chunk);                          \
-  }
+#ifdef NDX_KERNEL_gather
+__kernel void ndx_gather(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {
+  NDX_CHECK(range, NDX_BITS, chunk)
+  ndx_copy_range_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), chunk, 0);
+}
+#endif
 
-NDX_WHOLE_BYTE_KERNELS(8)
-NDX_WHOLE_BYTE_KERNELS(16)
-NDX_WHOLE_BYTE_KERNELS(32)
-NDX_WHOLE_BYTE_KERNELS(64)
-NDX_WHOLE_BYTE_KERNELS(128)
-NDX_SUB_BYTE_KERNELS(1)
-NDX_SUB_BYTE_KERNELS(2)
-NDX_SUB_BYTE_KERNELS(4)
+#ifdef NDX_KERNEL_transpose
+/* The width the tile bodies are compiled for: NDX_BITS, but below 8 bits the
+ * pack's (the same value, read at run time), so that the bit-matrix blocks
+ * stay loops: given the width as a constant, LLVM unrolls the 1-bit
+ * transpose's blocks of 64 vectors only in part, and it runs slower
+ * (ndx-bench cases "transpose u1"). */
+#define NDX_TILE_BITS (NDX_BITS < 8 ? (int)p->bits : NDX_BITS)
+__kernel void ndx_transpose(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {
+  NDX_CHECK(tile, NDX_BITS, chunk)
+  ndx_copy_tile_item_wN(p, dst, src, NDX_TILE_BITS, (long)get_global_id(0), chunk);
+}
+#endif
 
+#ifdef NDX_KERNEL_bytes
+__kernel void ndx_bytes(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {
+  NDX_CHECK(bytes, NDX_BITS, chunk)
+  ndx_copy_bytes_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), chunk);
+}
+#endif
+
+#ifdef NDX_KERNEL_positions
 __kernel void ndx_positions(NDX_PACK_ARG, __global long *out) {
   long i = (long)get_global_id(0);
   if (i >= p->numel) return;
   out[2 * i] = ndx_position_wN(p, 0, (NDX_WORD)i);
   out[2 * i + 1] = p->nops > 1 ? ndx_position_wN(p, 1, (NDX_WORD)i) : 0;
 }
+#endif

@@ -1,16 +1,16 @@
 /* ndx_index.cl: ndx's gather and scatter kernels, thin wrappers over the
- * work-item bodies of ndx_index_items.h; one program with ndx_copy.cl
- * (kernels/meson.build embeds the two as one source), built in both index
- * forms.
+ * work-item bodies of ndx_index_items.h; one source with ndx_copy.cl
+ * (kernels/meson.build embeds the two as one), built as ndx_copy.cl says: a
+ * program per kernel, element width (NDX_BITS) and index form (NDX_WIDE).
  *
  *   ndx_index_check    the check pass: index elements [i*chunk, ...) of the
  *                      check pack; claims NULL for no claims
- *   ndx_index_copy_B   the copy pass, C-order elements [i*chunk, ...) of the
- *                      copy pack (B = 8 .. 128); `rows` 1 for one value per
- *                      row, 2 for rows written by streaming stores;
+ *   ndx_index_copy     the copy pass, C-order elements [i*chunk, ...) of the
+ *                      copy pack (NDX_BITS 8 .. 128); `rows` 1 for one value
+ *                      per row, 2 for rows written by streaming stores;
  *                      `claims` the winners form's table, else NULL
- *   ndx_index_bytes_B  the copy pass below 8 bits, destination bytes
- *                      [first + i*chunk, ...) (B = 1, 2, 4)
+ *   ndx_index_bytes    the copy pass below 8 bits, destination bytes
+ *                      [first + i*chunk, ...) (NDX_BITS 1, 2, 4)
  * A copy work-item returns at once when status[0] (the check pass's fault
  * word) is set.
  *
@@ -67,6 +67,7 @@ NDX_FN int ndx_check_index_walk(NDX_PACK_ARG, long i0, long i1, int bits, int in
 #define NDX_INDEX_CHECK_RANGE(B, i0, i1)
 #endif
 
+#ifdef NDX_KERNEL_index_check
 __kernel void ndx_index_check(__constant const ndx_pack_head *p,
                               __global const uchar *restrict index, int index_bits, long d,
                               int wrap, __global uint *claims, long claim_stride,
@@ -85,30 +86,33 @@ __kernel void ndx_index_check(__constant const ndx_pack_head *p,
   else
     ndx_index_check_item_wN(p, index, 64, d, wrap, claims, claim_stride, status, item, chunk);
 }
+#endif
 
 /* The body with its index width and whether `rows` as constants: the
  * loops the compiler then makes have no per-element branch on either. */
 #define NDX_INDEX_COPY_CALL(B, IB, ROWS)                                                           \
   ndx_index_copy_item_wN(p, dst, src, index, claims, claim_stride, B, IB, d, wrap, bias, step0,    \
                          step1, item, chunk, ROWS)
-#define NDX_INDEX_COPY_KERNEL(B)                                                                   \
-  __kernel void ndx_index_copy_##B(NDX_INDEX_ARGS, int rows, __global const uint *restrict claims, \
-                                   long claim_stride NDX_INDEX_CHECK_ARGS) {                       \
-    if (status[0]) return;                                                                         \
-    long item = (long)get_global_id(0), i0 = item * chunk;                                         \
-    NDX_INDEX_CHECK_RANGE(B, i0, ndx_min64(p->numel, i0 + chunk))                                  \
-    if (index_bits == 32) {                                                                        \
-      if (rows)                                                                                    \
-        NDX_INDEX_COPY_CALL(B, 32, rows);                                                          \
-      else                                                                                         \
-        NDX_INDEX_COPY_CALL(B, 32, 0);                                                             \
-    } else {                                                                                       \
-      if (rows)                                                                                    \
-        NDX_INDEX_COPY_CALL(B, 64, rows);                                                          \
-      else                                                                                         \
-        NDX_INDEX_COPY_CALL(B, 64, 0);                                                             \
-    }                                                                                              \
+
+#ifdef NDX_KERNEL_index_copy
+__kernel void ndx_index_copy(NDX_INDEX_ARGS, int rows, __global const uint *restrict claims,
+                             long claim_stride NDX_INDEX_CHECK_ARGS) {
+  if (status[0]) return;
+  long item = (long)get_global_id(0), i0 = item * chunk;
+  NDX_INDEX_CHECK_RANGE(NDX_BITS, i0, ndx_min64(p->numel, i0 + chunk))
+  if (index_bits == 32) {
+    if (rows)
+      NDX_INDEX_COPY_CALL(NDX_BITS, 32, rows);
+    else
+      NDX_INDEX_COPY_CALL(NDX_BITS, 32, 0);
+  } else {
+    if (rows)
+      NDX_INDEX_COPY_CALL(NDX_BITS, 64, rows);
+    else
+      NDX_INDEX_COPY_CALL(NDX_BITS, 64, 0);
   }
+}
+#endif
 
 #ifdef NDX_BOUNDS_CHECK
 /* The C-order elements of a bytes item's destination bytes. */
@@ -130,24 +134,16 @@ NDX_FN void ndx_index_bytes_range(NDX_PACK_ARG, int bits, long item, long chunk,
 #define NDX_INDEX_BYTES_CHECK(B)
 #endif
 
-#define NDX_INDEX_BYTES_KERNEL(B)                                                                  \
-  __kernel void ndx_index_bytes_##B(NDX_INDEX_ARGS NDX_INDEX_CHECK_ARGS) {                         \
-    if (status[0]) return;                                                                         \
-    NDX_INDEX_BYTES_CHECK(B)                                                                       \
-    (void)step0;                                                                                   \
-    if (index_bits == 32)                                                                          \
-      ndx_index_bytes_item_wN(p, dst, src, index, B, 32, d, wrap, bias, step1,                     \
-                              (long)get_global_id(0), chunk);                                      \
-    else                                                                                           \
-      ndx_index_bytes_item_wN(p, dst, src, index, B, 64, d, wrap, bias, step1,                     \
-                              (long)get_global_id(0), chunk);                                      \
-  }
-
-NDX_INDEX_COPY_KERNEL(8)
-NDX_INDEX_COPY_KERNEL(16)
-NDX_INDEX_COPY_KERNEL(32)
-NDX_INDEX_COPY_KERNEL(64)
-NDX_INDEX_COPY_KERNEL(128)
-NDX_INDEX_BYTES_KERNEL(1)
-NDX_INDEX_BYTES_KERNEL(2)
-NDX_INDEX_BYTES_KERNEL(4)
+#ifdef NDX_KERNEL_index_bytes
+__kernel void ndx_index_bytes(NDX_INDEX_ARGS NDX_INDEX_CHECK_ARGS) {
+  if (status[0]) return;
+  NDX_INDEX_BYTES_CHECK(NDX_BITS)
+  (void)step0;
+  if (index_bits == 32)
+    ndx_index_bytes_item_wN(p, dst, src, index, NDX_BITS, 32, d, wrap, bias, step1,
+                            (long)get_global_id(0), chunk);
+  else
+    ndx_index_bytes_item_wN(p, dst, src, index, NDX_BITS, 64, d, wrap, bias, step1,
+                            (long)get_global_id(0), chunk);
+}
+#endif

@@ -159,20 +159,35 @@ Test(cl, probe_sees_the_hosts_pack_layout) {
   clReleaseProgram(p);
 }
 
-Test(cl, kernels_build_with_werror_in_both_forms) {
+/* Every program ndx builds: each family at each of its widths, in both
+ * forms. */
+Test(cl, kernels_build_with_werror_in_both_forms, .timeout = 600) {
   cl_env_need(&env);
+  int programs = 0;
   for (int wide = 0; wide < 2; wide++) {
-    char options[128];
-    snprintf(options, sizeof options, "%s -Werror", ndx_cl_build_options(wide));
-    clReleaseProgram(build(ndx_cl_copy_source, ndx_cl_copy_source_size, options));
+    unsigned widths;
+    const char *name;
+    for (int kind = 0; (name = ndx_cl_family(kind, &widths)) != NULL; kind++) {
+      for (int w = 0; w < 8; w++) {
+        if (widths ? !(widths >> w & 1u) : w > 0) continue;
+        char options[192];
+        ndx_cl_build_options(options, sizeof options - 8, wide, name, widths ? 1 << w : 0);
+        strcat(options, " -Werror");
+        clReleaseProgram(build(ndx_cl_copy_source, ndx_cl_copy_source_size, options));
+        programs++;
+      }
+    }
   }
+  cr_assert_eq(programs, 2 * (5 + 5 + 8 + 3 + 5 + 3 + 1), "the families' widths changed");
 }
 
 Test(cl, device_positions_match_the_definition) {
   cl_env_need(&env);
   oracle_rng r = {77};
   for (int wide = 0; wide < 2; wide++) {
-    cl_program p = build(ndx_cl_copy_source, ndx_cl_copy_source_size, ndx_cl_build_options(wide));
+    char options[192];
+    ndx_cl_build_options(options, sizeof options, wide, "positions", 0);
+    cl_program p = build(ndx_cl_copy_source, ndx_cl_copy_source_size, options);
     cl_int e;
     cl_kernel k = clCreateKernel(p, "ndx_positions", &e);
     cr_assert_eq(e, CL_SUCCESS);

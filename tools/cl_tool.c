@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ndx/ndx_cl.h"
 #include "oracle.h"
@@ -212,6 +213,33 @@ static bool pick_device(tool_cl *env, int index, char *why, size_t size) {
   return true;
 }
 
+/* Says on stderr what ndx compiles: on a terminal, a line while a program
+ * builds; after it, when the build took a quarter of a second or more (a
+ * first use on a cold kernel cache: the driver's cache serves later runs in
+ * milliseconds), a line that stays, printed before the kernel's first launch,
+ * where PoCL compiles it further. */
+static void say_build(void *user, const ndx_cl_build_event *ev) {
+  (void)user;
+  char what[96];
+  if (ev->bits > 0)
+    snprintf(what, sizeof what, "%s for %d-bit elements%s", ev->kernel, ev->bits,
+             ev->wide ? ", 64-bit form" : "");
+  else
+    snprintf(what, sizeof what, "%s%s", ev->kernel, ev->wide ? ", 64-bit form" : "");
+  bool tty = isatty(STDERR_FILENO);
+  if (!ev->done) {
+    if (tty) fprintf(stderr, "compiling %s ...", what);
+  } else {
+    if (tty) fprintf(stderr, "\r\033[K");
+    if (ev->seconds >= 0.25)
+      fprintf(stderr,
+              "compiling %s: a first use on this device (%.1f s so far; later runs take it "
+              "from the OpenCL driver's cache)\n",
+              what, ev->seconds);
+  }
+  fflush(stderr);
+}
+
 bool tool_cl_open(tool_cl *env, int index, char *why, size_t size) {
   *env = (tool_cl){0};
   if (!pick_device(env, index, why, size)) return false;
@@ -238,6 +266,7 @@ bool tool_cl_open(tool_cl *env, int index, char *why, size_t size) {
     snprintf(why, size, "ndx_cl_create failed: %s", ndx_last_error());
     return false;
   }
+  ndx_cl_set_build_callback(env->cl, say_build, NULL);
   return true;
 }
 

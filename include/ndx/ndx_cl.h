@@ -6,8 +6,15 @@
  * 2, 4, 8, 16, 32, 64 and 128 bits. Positions count elements from the first
  * byte of each cl_mem (bit order as in ndx_layout.h).
  *
- * The kernels are embedded in the library: ndx_cl_create builds them once per
- * context and device, no kernel path is ever passed.
+ * The kernels are embedded in the library, no kernel path is ever passed.
+ * Each is a program of its own per element width and index form, built the
+ * first time a call needs it and shared by every ndx_cl of the same context
+ * and device. On PoCL a first build costs a fraction of a second to about two
+ * seconds on a cold kernel cache (a first copy in a new process: about 2 s,
+ * most of it PoCL loading its builtin library) and tens of milliseconds once
+ * PoCL's disk cache holds it; a plan or copy whose kernel is built costs no
+ * build. ndx_cl_set_build_callback tells a program when a build starts and
+ * ends, so that a tool can say what it compiles; the library prints nothing.
  *
  * Threads: one ndx_cl may be used from any number of threads at once:
  * ndx_cl_plan_create, ndx_cl_plan_enqueue (also of one plan), ndx_cl_copy and
@@ -68,22 +75,41 @@ extern "C" {
 typedef struct ndx_cl ndx_cl;
 typedef struct ndx_cl_plan ndx_cl_plan;
 
-/* Builds ndx's programs for `device` in `context` (retained until destroy).
+/* Makes the ndx_cl of `device` in `context` (both retained until destroy).
  * Returns NDX_OK; NDX_EINVAL for NULL arguments; NDX_ENOMEM; NDX_EDEVICE when
- * OpenCL fails, the build log in ndx_last_error(); on failure `*out` is
- * untouched. Costs two program builds the first time for a device (about 4 s
- * on PoCL cold, 70 ms each from PoCL's disk cache), about 5 ms each once the
- * process has built them for that device (ndx keeps their binaries), and no
- * build at all while another ndx_cl of the same context and device lives
- * (they share the programs); then 36 kernel objects of its own. */
+ * OpenCL fails; on failure `*out` is untouched. Builds no program: the
+ * first plan, copy, gather or scatter that needs a kernel builds it
+ * (NDX_EDEVICE from that call, the build log in ndx_last_error(), when it
+ * fails). Several ndx_cl of one context and device share their programs,
+ * each with kernel objects of its own. */
 NDX_API ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device);
 
 /* Releases everything `cl` holds; NULL is allowed. Copies already enqueued
  * complete normally (in the bounds-check build, destroy waits for the
- * copies that ndx_cl_check has not collected). The built programs' binaries
- * stay in process memory (about 0.6 MiB per device on PoCL), so that the next
- * ndx_cl_create for the same device costs milliseconds. */
+ * copies that ndx_cl_check has not collected). The programs go with the
+ * last ndx_cl of their context and device. */
 NDX_API void ndx_cl_destroy(ndx_cl *cl);
+
+/* What a build callback is told: once as a program build starts (`done`
+ * 0), once as it ends (`done` 1, `seconds` its wall time, `status` NDX_OK
+ * or the error the call then returns). */
+typedef struct ndx_cl_build_event {
+  const char *kernel; /* "ndx_transpose", "ndx_index_copy", ... */
+  int bits;           /* the element width it is built for; 0 for every width */
+  int wide;           /* 1 for the 64-bit index form, 0 for the 32-bit one */
+  int done;
+  double seconds;
+  ndx_status status;
+} ndx_cl_build_event;
+
+typedef void ndx_cl_build_fn(void *user, const ndx_cl_build_event *event);
+
+/* Calls `fn(user, event)` around each program build that a call on `cl`
+ * starts from now on (NULL `fn`: no more calls), in the thread that made
+ * the call, while other builds for cl's context and device wait. `fn` must
+ * not call ndx. A tool uses it to say what it compiles; ndx itself prints
+ * nothing. NULL `cl` is ignored. */
+NDX_API void ndx_cl_set_build_callback(ndx_cl *cl, ndx_cl_build_fn *fn, void *user);
 
 /* Collects the reports of copies enqueued before: the index faults of
  * gathers and scatters (in every build), and the bounds-check reports of
@@ -97,8 +123,9 @@ NDX_API void ndx_cl_destroy(ndx_cl *cl);
 NDX_API ndx_status ndx_cl_check(ndx_cl *cl);
 
 /* Plans copying element i of `src_l` to element i of `dst_l`, `bits` wide:
- * checks, coalesces both layouts together, picks the kernel and packs its
- * arguments once, so that ndx_cl_plan_enqueue costs only the enqueue.
+ * checks, coalesces both layouts together, picks the kernel (building it the
+ * first time, see ndx_cl_create) and packs its arguments once, so that
+ * ndx_cl_plan_enqueue costs only the enqueue.
  * Returns NDX_OK; NDX_EINVAL for NULL arguments, shapes that differ, a
  * destination that is not distinct (ndx_is_distinct), or a width not in
  * {1,2,4,8,16,32,64,128}; NDX_EUNSUPPORTED when the packed arguments pass the
@@ -134,10 +161,11 @@ NDX_API ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue
 /* Which kernel a plan uses, for tests and benchmarks: "empty" (no element:
  * nothing, or a marker), "buffer" (one contiguous whole-byte run on both
  * sides: clEnqueueCopyBuffer), "rows" (innermost stride 1 on both sides,
- * 8 bits or more), "transpose" (8x8 tiles: the destination runs along one
- * axis, the source along another; 8 bits or more) or "gather" (anything
- * else, and every other sub-byte copy: each work-item then writes whole
- * destination bytes of its own); "none" for NULL. A static string; never
+ * 8 bits or more), "transpose" (tiles: the destination runs along one axis,
+ * the source along another; every width, below 8 bits only where each
+ * tile owns the destination bytes it writes), "bytes" (every other copy
+ * below 8 bits: each work-item writes whole destination bytes of its own)
+ * or "gather" (anything else); "none" for NULL. A static string; never
  * fails; O(1). */
 NDX_API const char *ndx_cl_plan_path(const ndx_cl_plan *plan);
 
@@ -146,8 +174,9 @@ NDX_API const char *ndx_cl_plan_path(const ndx_cl_plan *plan);
 NDX_API void ndx_cl_plan_destroy(ndx_cl_plan *plan);
 
 /* One copy: ndx_cl_plan_create, ndx_cl_plan_enqueue and ndx_cl_plan_destroy
- * in one call, with their statuses (a failed allocation of the plan's small
- * device buffer is NDX_EDEVICE with OpenCL's code, and leaks nothing). */
+ * in one call, with their statuses and messages, which name ndx_cl_copy (a
+ * failed allocation of the plan's small device buffer is NDX_EDEVICE with
+ * OpenCL's code, and leaks nothing). */
 NDX_API ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst,
                                const ndx_layout *dst_l, cl_mem src, const ndx_layout *src_l,
                                int bits, cl_uint nwait, const cl_event *wait, cl_event *done);
@@ -162,8 +191,9 @@ NDX_API ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst,
  * buffer's first byte. The device checks every index first; a value outside
  * [0, d) ([-d, d) with NDX_INDEX_WRAP), d src_l's extent on `axis`, makes
  * the call write nothing to dst, and the next ndx_cl_check returns
- * NDX_ERANGE naming this call, the element's C-order index in S, its value
- * and the range. The call itself does not wait.
+ * NDX_ERANGE naming this call, the offending index element as the index
+ * buffer holds it (index[P]) and where index_l reads it, its value and the
+ * range (ndx_index.h). The call itself does not wait.
  * Returns NDX_OK; NDX_EINVAL for a NULL handle or layout, `bits` not in
  * {1,2,4,8,16,32,64,128}, index_bits not 32 or 64, `axis` outside [0,
  * rank), shapes that do not match as above, a dst_l that is not distinct

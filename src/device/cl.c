@@ -1,21 +1,16 @@
-/* cl.c: the OpenCL runtime of ndx_cl.h: program cache, plans and enqueue.
+/* cl.c: the OpenCL runtime of ndx_cl.h: ndx_cl objects, copy plans,
+ * buffer checks, reports and enqueue (the programs: cl_program.c).
  *
- * ndx_cl_create builds the embedded copy program twice, once per index form
- * (-DNDX_WIDE=0 and 1), and keeps every kernel object. A plan is the shared
- * planner's (host/copy_plan.h: path, axis order and form chosen on plain
- * operands) plus this runtime's geometry (cl_tuning.h); its pack, written
- * once at the end, goes into a small read-only buffer passed as a __constant
- * argument. Enqueueing sets the shared kernel's arguments and enqueues under
- * the ndx_cl's mutex, so that threads never interleave the two (OpenCL's
- * clSetKernelArg is not thread-safe on one cl_kernel; the enqueue captures
- * the arguments, so the lock is held for those two calls only).
- *
- * The ndx_cl objects of one context and device share their two programs
- * (each has its own kernel objects), and built programs are kept as
- * binaries per device for the process's life: from PoCL's disk cache a
- * source build still costs about 70 ms per form, from a binary about 5 ms,
- * reusing a built program nothing (and PoCL keeps some 20 KiB per program
- * it ever built).
+ * A plan is the shared planner's (host/copy_plan.h: path, axis order and
+ * form chosen on plain operands) plus this runtime's geometry (cl_tuning.h)
+ * and its kernel, built the first time any plan needs it (cl_program.c); its
+ * pack, written once at the end, goes into a small read-only buffer passed
+ * as a __constant argument. Enqueueing sets the kernel's arguments and
+ * enqueues under the ndx_cl's mutex, so that threads never interleave the
+ * two (OpenCL's clSetKernelArg is not thread-safe on one cl_kernel; the
+ * enqueue captures the arguments, so the lock is held for those two calls
+ * only). Every refusal names the call the user made: ndx_cl_copy, or the
+ * plan call.
  *
  * With NDX_BOUNDS_CHECK (meson option bounds_check) the kernels are built
  * with -DNDX_BOUNDS_CHECK and check every element against the buffer sizes
@@ -31,29 +26,12 @@
 #include "host/ndx_internal.h"
 #include "ndx_copy_items.h"
 
-/* ---- Kernel table -------------------------------------------------------- */
-
-/* Each family's kernel name and the widths it has (bit w: 1 << w bits; 0:
- * one kernel for every width, named without one, in slot 0). */
-static const struct {
-  const char *name;
-  unsigned widths;
-} families[NDX_CL_KINDS] = {
-    [NDX_CL_ROWS] = {"rows", 0xf8u},
-    [NDX_CL_GATHER] = {"gather", 0xf8u},
-    [NDX_CL_TRANSPOSE] = {"transpose", 0xffu},
-    [NDX_CL_BYTES] = {"bytes", 0x07u},
-    [NDX_CL_INDEX_COPY] = {"index_copy", 0xf8u},
-    [NDX_CL_INDEX_BYTES] = {"index_bytes", 0x07u},
-    [NDX_CL_INDEX_CHECK] = {"index_check", 0u},
-};
-
 struct ndx_cl_plan {
   ndx_cl *cl;
   ndx_copy_path path;
   int wide;
   bool unchecked; /* NDX_CL_PLAN_UNCHECKED */
-  char kernel_name[24];
+  char kernel_name[40]; /* in bounds-check reports */
   cl_kernel kernel;
   cl_mem pack;
   size_t items, global, local;
@@ -63,13 +41,7 @@ struct ndx_cl_plan {
   int64_t src_lo, src_end;
 };
 
-int ndx_cl_log2_bits(int bits) {
-  int l = 0;
-  while ((1 << l) < bits) l++;
-  return l;
-}
-
-static const char *cl_error_name(cl_int e) {
+const char *ndx_cl_error_name(cl_int e) {
   switch (e) {
   case CL_DEVICE_NOT_FOUND:
     return "CL_DEVICE_NOT_FOUND";
@@ -137,219 +109,16 @@ static const char *cl_error_name(cl_int e) {
 }
 
 ndx_status ndx_cl_fail(const char *fn, const char *call, cl_int e) {
-  return ndx_set_error(NDX_EDEVICE, "%s: %s failed: %d (%s)", fn, call, (int)e, cl_error_name(e));
+  return ndx_set_error(NDX_EDEVICE, "%s: %s failed: %d (%s)", fn, call, (int)e, ndx_cl_error_name(e));
 }
 
-/* ---- Programs -------------------------------------------------------------- */
-
-const char *ndx_cl_build_options(int wide) {
-  if (NDX_BOUNDS_CHECK)
-    return wide ? "-cl-std=CL1.2 -DNDX_WIDE=1 -DNDX_BOUNDS_CHECK"
-                : "-cl-std=CL1.2 -DNDX_WIDE=0 -DNDX_BOUNDS_CHECK";
-  return wide ? "-cl-std=CL1.2 -DNDX_WIDE=1" : "-cl-std=CL1.2 -DNDX_WIDE=0";
-}
-
-int ndx_cl_bounds_checked(void) {
-  return NDX_BOUNDS_CHECK;
-}
-
-/* A built copy program of one device and form, kept for the process's life
- * (reachable from `binaries`, never freed). */
-typedef struct binary {
-  struct binary *next;
-  cl_device_id device;
-  cl_platform_id platform;
-  int wide;
-  size_t size;
-  unsigned char bytes[];
-} binary;
-
-static pthread_mutex_t binaries_lock = PTHREAD_MUTEX_INITIALIZER;
-static binary *binaries;
-
-/* The programs of the live ndx_cl objects, by context and device. An entry
- * holds no reference: each of its `users` holds its own on the programs,
- * and the last one to go removes the entry. Under binaries_lock. */
-typedef struct share {
-  struct share *next;
-  cl_context context;
-  cl_device_id device;
-  cl_program program[2];
-  int users;
-} share;
-
-static share *shares;
-
-/* Takes the programs of a live ndx_cl of the same context and device; false
- * when there is none. */
-static bool share_programs(ndx_cl *cl) {
-  pthread_mutex_lock(&binaries_lock);
-  share *h = shares;
-  while (h && !(h->context == cl->context && h->device == cl->device)) h = h->next;
-  if (h && clRetainProgram(h->program[0]) == CL_SUCCESS) {
-    if (clRetainProgram(h->program[1]) == CL_SUCCESS) {
-      cl->program[0] = h->program[0];
-      cl->program[1] = h->program[1];
-      cl->share = h;
-      h->users++;
-    } else {
-      clReleaseProgram(h->program[0]);
-    }
-  }
-  pthread_mutex_unlock(&binaries_lock);
-  return cl->share != NULL;
-}
-
-/* Offers the programs `cl` built to later ndx_cl objects; nothing when out of
- * memory. */
-static void publish_programs(ndx_cl *cl) {
-  share *h = malloc(sizeof *h);
-  if (!h) return;
-  h->context = cl->context;
-  h->device = cl->device;
-  h->program[0] = cl->program[0];
-  h->program[1] = cl->program[1];
-  h->users = 1;
-  pthread_mutex_lock(&binaries_lock);
-  h->next = shares;
-  shares = h;
-  pthread_mutex_unlock(&binaries_lock);
-  cl->share = h;
-}
-
-static void unshare_programs(ndx_cl *cl) {
-  if (!cl->share) return;
-  pthread_mutex_lock(&binaries_lock);
-  if (--cl->share->users == 0) {
-    share **at = &shares;
-    while (*at != cl->share) at = &(*at)->next;
-    *at = cl->share->next;
-    free(cl->share);
-  }
-  pthread_mutex_unlock(&binaries_lock);
-  cl->share = NULL;
-}
-
-static cl_platform_id platform_of(cl_device_id device) {
-  cl_platform_id p = NULL;
-  if (clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof p, &p, NULL) != CL_SUCCESS) return NULL;
-  return p;
-}
-
-/* The program from the kept binary, built; NULL when there is none or it
- * does not build (then the caller builds from source). */
-static cl_program program_from_binary(ndx_cl *cl, int wide) {
-  cl_platform_id platform = platform_of(cl->device);
-  pthread_mutex_lock(&binaries_lock);
-  binary *b = binaries;
-  while (b && !(b->device == cl->device && b->platform == platform && b->wide == wide)) b = b->next;
-  pthread_mutex_unlock(&binaries_lock); /* entries are never changed or freed */
-  if (!b) return NULL;
-  const unsigned char *bytes = b->bytes;
-  cl_int e, ok;
-  cl_program p = clCreateProgramWithBinary(cl->context, 1, &cl->device, &b->size, &bytes, &ok, &e);
-  if (e != CL_SUCCESS) return NULL;
-  if (ok != CL_SUCCESS ||
-      clBuildProgram(p, 1, &cl->device, ndx_cl_build_options(wide), NULL, NULL) != CL_SUCCESS) {
-    clReleaseProgram(p);
-    return NULL;
-  }
-  return p;
-}
-
-/* Keeps the binary of a program built from source; nothing when it cannot. */
-static void keep_binary(ndx_cl *cl, cl_program p, int wide) {
-  size_t size = 0;
-  if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
-      size == 0)
-    return;
-  binary *b = malloc(sizeof *b + size);
-  if (!b) return;
-  unsigned char *bytes = b->bytes;
-  if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bytes, &bytes, NULL) != CL_SUCCESS) {
-    free(b);
-    return;
-  }
-  b->device = cl->device;
-  b->platform = platform_of(cl->device);
-  b->wide = wide;
-  b->size = size;
-  pthread_mutex_lock(&binaries_lock);
-  b->next = binaries;
-  binaries = b;
-  pthread_mutex_unlock(&binaries_lock);
-}
-
-/* Builds program `wide` from source; the build log in the message when it
- * fails. */
-static ndx_status build_source(ndx_cl *cl, int wide, cl_program *out) {
-  const char *src = ndx_cl_copy_source;
-  size_t len = ndx_cl_copy_source_size;
-  cl_int e;
-  cl_program p = clCreateProgramWithSource(cl->context, 1, &src, &len, &e);
-  if (e != CL_SUCCESS) return ndx_cl_fail("ndx_cl_create", "clCreateProgramWithSource", e);
-  e = clBuildProgram(p, 1, &cl->device, ndx_cl_build_options(wide), NULL, NULL);
-  if (e != CL_SUCCESS) {
-    size_t n = 0;
-    char *log = NULL;
-    if (clGetProgramBuildInfo(p, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS &&
-        (log = malloc(n + 1)) != NULL) {
-      if (clGetProgramBuildInfo(p, cl->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) != CL_SUCCESS)
-        n = 0;
-      log[n] = '\0';
-    }
-    ndx_set_error(NDX_EDEVICE, "ndx_cl_create: clBuildProgram (%s) failed: %d (%s); build log:\n%s",
-                  ndx_cl_build_options(wide), (int)e, cl_error_name(e), log ? log : "(none)");
-    free(log);
-    clReleaseProgram(p);
-    return NDX_EDEVICE;
-  }
-  keep_binary(cl, p, wide);
-  *out = p;
-  return NDX_OK;
-}
-
-/* Program `wide`: from the kept binary, else from source. */
-static ndx_status build_program(ndx_cl *cl, int wide) {
-  cl->program[wide] = program_from_binary(cl, wide);
-  return cl->program[wide] ? NDX_OK : build_source(cl, wide, &cl->program[wide]);
-}
-
-/* The kernel objects of program `wide`, and their work-group sizes. */
-static ndx_status make_kernels(ndx_cl *cl, int wide) {
-  cl_program p = cl->program[wide];
-  cl_int e;
-  for (int k = 0; k < NDX_CL_KINDS; k++) {
-    for (int w = 0; w < NDX_CL_WIDTHS; w++) {
-      unsigned widths = families[k].widths;
-      if (widths ? !(widths >> w & 1u) : w > 0) continue;
-      char name[32];
-      if (widths)
-        snprintf(name, sizeof name, "ndx_%s_%d", families[k].name, 1 << w);
-      else
-        snprintf(name, sizeof name, "ndx_%s", families[k].name);
-      cl_kernel kr = clCreateKernel(p, name, &e);
-      if (e != CL_SUCCESS) return ndx_cl_fail("ndx_cl_create", "clCreateKernel", e);
-      cl->kernel[wide][k][w] = kr;
-      size_t wg = 0;
-      e = clGetKernelWorkGroupInfo(kr, cl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-      if (e != CL_SUCCESS) return ndx_cl_fail("ndx_cl_create", "clGetKernelWorkGroupInfo", e);
-      cl->local[wide][k][w] = wg < NDX_CL_LOCAL_SIZE && wg > 0 ? wg : NDX_CL_LOCAL_SIZE;
-    }
-  }
-  return NDX_OK;
-}
+/* ---- Objects ---------------------------------------------------------------- */
 
 void ndx_cl_destroy(ndx_cl *cl) {
   if (!cl) return;
   ndx_cl_check(cl); /* waits for and frees the pending reports */
-  unshare_programs(cl);
-  for (int f = 0; f < 2; f++) {
-    for (int k = 0; k < NDX_CL_KINDS; k++)
-      for (int w = 0; w < NDX_CL_WIDTHS; w++)
-        if (cl->kernel[f][k][w]) clReleaseKernel(cl->kernel[f][k][w]);
-    if (cl->program[f]) clReleaseProgram(cl->program[f]);
-  }
+  ndx_cl_release_kernels(cl);
+  ndx_cl_group_leave(cl);
   pthread_mutex_destroy(&cl->lock);
   clReleaseDevice(cl->device);
   clReleaseContext(cl->context);
@@ -393,11 +162,7 @@ ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) 
     if (e != CL_SUCCESS) s = ndx_cl_fail("ndx_cl_create", "clGetDeviceInfo", e);
   }
   cl->stream_bytes = NDX_CL_STREAM_CACHE_SHARE(cache);
-  if (s == NDX_OK && !share_programs(cl)) {
-    for (int wide = 0; wide < 2 && s == NDX_OK; wide++) s = build_program(cl, wide);
-    if (s == NDX_OK) publish_programs(cl);
-  }
-  for (int wide = 0; wide < 2 && s == NDX_OK; wide++) s = make_kernels(cl, wide);
+  if (s == NDX_OK) s = ndx_cl_group_join(cl);
   if (s != NDX_OK) {
     ndx_cl_destroy(cl);
     return s;
@@ -468,9 +233,10 @@ static void geometry(const ndx_copy_plan *p, int64_t *items, int64_t *chunk) {
   }
 }
 
-ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *dst_l,
-                                    const ndx_layout *src_l, int bits, unsigned flags) {
-  static const char fn[] = "ndx_cl_plan_create";
+/* ndx_cl_plan_create_flags for call `fn`. */
+static ndx_status plan_create(const char *fn, ndx_cl_plan **out, ndx_cl *cl,
+                              const ndx_layout *dst_l, const ndx_layout *src_l, int bits,
+                              unsigned flags) {
   if (!out || !cl || !dst_l || !src_l)
     return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn,
                          !out     ? "out"
@@ -510,13 +276,14 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
   }
   int64_t items, chunk;
   geometry(&p, &items, &chunk);
-  enum ndx_cl_kind kind = kind_of(p.path);
-  int w = ndx_cl_log2_bits(bits);
   plan->wide = p.wide;
-  plan->kernel = cl->kernel[plan->wide][kind][w];
-  snprintf(plan->kernel_name, sizeof plan->kernel_name, "ndx_%s_%d", ndx_copy_path_name(p.path),
-           bits);
-  plan->local = cl->local[plan->wide][kind][w];
+  st = ndx_cl_kernel(cl, fn, p.wide, kind_of(p.path), bits, &plan->kernel, &plan->local);
+  if (st != NDX_OK) {
+    free(plan);
+    return st;
+  }
+  snprintf(plan->kernel_name, sizeof plan->kernel_name, "ndx_%s for %d-bit elements",
+           ndx_copy_path_name(p.path), bits);
   plan->items = (size_t)items;
   plan->global = ndx_round_up((size_t)items, plan->local);
   plan->chunk = chunk;
@@ -535,9 +302,14 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
   return NDX_OK;
 }
 
+ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *dst_l,
+                                    const ndx_layout *src_l, int bits, unsigned flags) {
+  return plan_create("ndx_cl_plan_create", out, cl, dst_l, src_l, bits, flags);
+}
+
 ndx_status ndx_cl_plan_create(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *dst_l,
                               const ndx_layout *src_l, int bits) {
-  return ndx_cl_plan_create_flags(out, cl, dst_l, src_l, bits, 0);
+  return plan_create("ndx_cl_plan_create", out, cl, dst_l, src_l, bits, 0);
 }
 
 void ndx_cl_plan_destroy(ndx_cl_plan *plan) {
@@ -582,7 +354,7 @@ ndx_status ndx_cl_check_buffer(const ndx_cl *cl, const char *fn, cl_mem mem, con
   cl_int e = clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, NULL);
   if (e == CL_INVALID_MEM_OBJECT)
     return ndx_set_error(NDX_EINVAL, "%s: %s is not a valid cl_mem (clGetMemObjectInfo: %d, %s)",
-                         fn, name, (int)e, cl_error_name(e));
+                         fn, name, (int)e, ndx_cl_error_name(e));
   if (e == CL_SUCCESS) e = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof ctx, &ctx, NULL);
   if (e == CL_SUCCESS)
     e = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof info->size, &info->size, NULL);
@@ -668,8 +440,7 @@ static ndx_status report_status(const ndx_cl_report *r) {
 /* Waits for a report's read-back, frees it and returns what it says. */
 static ndx_status report_finish(ndx_cl_report *r) {
   cl_int e = clWaitForEvents(1, &r->read);
-  ndx_status s =
-      e == CL_SUCCESS ? report_status(r) : ndx_cl_fail("ndx_cl_plan_enqueue", "clWaitForEvents", e);
+  ndx_status s = e == CL_SUCCESS ? report_status(r) : ndx_cl_fail(r->fn, "clWaitForEvents", e);
   ndx_cl_report_free(r);
   return s;
 }
@@ -761,17 +532,17 @@ ndx_status ndx_cl_check(ndx_cl *cl) {
 
 /* Enqueues the plan's kernel; in the bounds-check build with its status
  * buffer and read-back. */
-static ndx_status enqueue_kernel(const ndx_cl_plan *plan, cl_command_queue queue, cl_mem dst,
-                                 cl_mem src, const ndx_cl_buffer *bd, const ndx_cl_buffer *bs,
-                                 cl_uint nwait, const cl_event *wait, cl_event *done) {
-  static const char fn[] = "ndx_cl_plan_enqueue";
+static ndx_status enqueue_kernel(const char *fn, const ndx_cl_plan *plan, cl_command_queue queue,
+                                 cl_mem dst, cl_mem src, const ndx_cl_buffer *bd,
+                                 const ndx_cl_buffer *bs, cl_uint nwait, const cl_event *wait,
+                                 cl_event *done) {
   ndx_cl *cl = plan->cl;
   ndx_cl_report *c = NULL;
   cl_int e;
   if (NDX_BOUNDS_CHECK) {
     ndx_status s = ndx_cl_report_new(cl, fn, &c);
     if (s != NDX_OK) return s;
-    snprintf(c->kernel, sizeof c->kernel, "%s%s", plan->kernel_name, plan->wide ? " (64-bit)" : "");
+    snprintf(c->kernel, sizeof c->kernel, "%s%s", plan->kernel_name, plan->wide ? ", 64-bit form" : "");
     c->size[0] = bd->size;
     c->size[1] = bs->size;
   }
@@ -827,9 +598,10 @@ static ndx_status enqueue_kernel(const ndx_cl_plan *plan, cl_command_queue queue
   return NDX_OK;
 }
 
-ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, cl_mem dst,
-                               cl_mem src, cl_uint nwait, const cl_event *wait, cl_event *done) {
-  static const char fn[] = "ndx_cl_plan_enqueue";
+/* ndx_cl_plan_enqueue for call `fn`. */
+static ndx_status plan_enqueue(const char *fn, const ndx_cl_plan *plan, cl_command_queue queue,
+                               cl_mem dst, cl_mem src, cl_uint nwait, const cl_event *wait,
+                               cl_event *done) {
   if (!plan || !queue || !dst || !src)
     return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn,
                          !plan    ? "plan"
@@ -865,19 +637,31 @@ ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, 
     if (e != CL_SUCCESS) return ndx_cl_fail(fn, "clEnqueueCopyBuffer", e);
     return NDX_OK;
   default:
-    return enqueue_kernel(plan, queue, dst, src, &bd, &bs, nwait, wait, done);
+    return enqueue_kernel(fn, plan, queue, dst, src, &bd, &bs, nwait, wait, done);
   }
+}
+
+ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, cl_mem dst,
+                               cl_mem src, cl_uint nwait, const cl_event *wait, cl_event *done) {
+  return plan_enqueue("ndx_cl_plan_enqueue", plan, queue, dst, src, nwait, wait, done);
 }
 
 ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst, const ndx_layout *dst_l,
                        cl_mem src, const ndx_layout *src_l, int bits, cl_uint nwait,
                        const cl_event *wait, cl_event *done) {
+  static const char fn[] = "ndx_cl_copy";
+  if (!cl || !queue || !dst || !src)
+    return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn,
+                         !cl      ? "cl"
+                         : !queue ? "queue"
+                         : !dst   ? "dst"
+                                  : "src");
   ndx_cl_plan *plan;
-  ndx_status s = ndx_cl_plan_create(&plan, cl, dst_l, src_l, bits);
+  ndx_status s = plan_create(fn, &plan, cl, dst_l, src_l, bits, 0);
   if (s != NDX_OK) return s;
   /* Releasing the pack right after the enqueue is legal: the queued command
    * keeps it alive. */
-  s = ndx_cl_plan_enqueue(plan, queue, dst, src, nwait, wait, done);
+  s = plan_enqueue(fn, plan, queue, dst, src, nwait, wait, done);
   ndx_cl_plan_destroy(plan);
   return s;
 }

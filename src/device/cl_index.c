@@ -24,17 +24,18 @@
 typedef struct pass {
   cl_kernel kernel;
   size_t global, local;
-  char name[48];
+  char name[64];
 } pass;
 
-/* The kernel of `kind` and width, and a launch of `items` work-items. */
-static void pick(pass *ps, const ndx_cl *cl, bool wide, enum ndx_cl_kind kind, int bits,
-                 int64_t items, const char *name) {
-  int w = kind == NDX_CL_INDEX_CHECK ? 0 : ndx_cl_log2_bits(bits);
-  ps->kernel = cl->kernel[wide][kind][w];
-  ps->local = cl->local[wide][kind][w];
+/* The kernel of `kind` and width (built the first time, cl_program.c), and
+ * a launch of `items` work-items. */
+static ndx_status pick(pass *ps, ndx_cl *cl, const char *fn, bool wide, enum ndx_cl_kind kind,
+                       int bits, int64_t items, const char *name) {
+  ndx_status s = ndx_cl_kernel(cl, fn, wide, kind, bits, &ps->kernel, &ps->local);
+  if (s != NDX_OK) return s;
   ps->global = ndx_round_up((size_t)items, ps->local);
-  snprintf(ps->name, sizeof ps->name, "%s%s", name, wide ? " (64-bit)" : "");
+  snprintf(ps->name, sizeof ps->name, "%s%s", name, wide ? ", 64-bit form" : "");
+  return NDX_OK;
 }
 
 /* The copy pass's work per work-item (cl_tuning.h): elements, or
@@ -144,13 +145,16 @@ static ndx_status enqueue_passes(ndx_cl *cl, const char *fn, const ndx_index_pla
                                  const cl_event *wait, cl_event *done) {
   pass check, copy;
   int64_t check_items = ndx_ceil_div(p->check.numel, NDX_CL_INDEX_CHECK_ELEMS);
-  pick(&check, cl, p->wide, NDX_CL_INDEX_CHECK, 0, check_items, "ndx_index_check");
+  ndx_status s =
+      pick(&check, cl, fn, p->wide, NDX_CL_INDEX_CHECK, 0, check_items, "ndx_index_check");
   int64_t copy_items = 0;
   cl_long copy_chunk_ = copy_chunk(p, &copy_items);
   enum ndx_cl_kind kind = p->bits < 8 ? NDX_CL_INDEX_BYTES : NDX_CL_INDEX_COPY;
-  char name[24];
-  snprintf(name, sizeof name, "ndx_index_%s_%d", p->bits < 8 ? "bytes" : "copy", p->bits);
-  pick(&copy, cl, p->wide, kind, p->bits, copy_items, name);
+  char name[40];
+  snprintf(name, sizeof name, "ndx_index_%s for %d-bit elements", p->bits < 8 ? "bytes" : "copy",
+           p->bits);
+  if (s == NDX_OK) s = pick(&copy, cl, fn, p->wide, kind, p->bits, copy_items, name);
+  if (s != NDX_OK) return s;
   if (NDX_BOUNDS_CHECK) {
     snprintf(t->bounds[0]->kernel, sizeof t->bounds[0]->kernel, "%s", check.name);
     snprintf(t->bounds[1]->kernel, sizeof t->bounds[1]->kernel, "%s", copy.name);
@@ -229,7 +233,7 @@ static ndx_status enqueue_passes(ndx_cl *cl, const char *fn, const ndx_index_pla
   /* the reports: read back after their kernels, then owned by cl */
   ndx_cl_report *r = t->report;
   t->report = NULL;
-  ndx_status s = ndx_cl_report_enqueue(cl, fn, r, queue, t->check);
+  s = ndx_cl_report_enqueue(cl, fn, r, queue, t->check);
   for (int k = 0; k < 2 && NDX_BOUNDS_CHECK; k++) {
     r = t->bounds[k];
     t->bounds[k] = NULL;

@@ -13,8 +13,14 @@ extern const size_t ndx_cl_copy_source_size;
 extern const char ndx_cl_probe_source[];
 extern const size_t ndx_cl_probe_source_size;
 
-/* The options ndx builds the copy program with, for index form `wide`. */
-const char *ndx_cl_build_options(int wide);
+/* The name of kernel family `kind` (kernel ndx_<name>) and in *widths the
+ * element widths it has (bit w: 1 << w bits; 0: one kernel for all); NULL
+ * past the last family (0, 1, ... name them all). */
+const char *ndx_cl_family(int kind, unsigned *widths);
+
+/* Into `out`: the options ndx builds kernel ndx_<name> with, for `bits`-bit
+ * elements (0: a kernel of no width) in index form `wide` (0 or 1). */
+void ndx_cl_build_options(char *out, size_t size, int wide, const char *name, int bits);
 
 /* Flags of ndx_cl_plan_create_flags. */
 enum {

@@ -1,5 +1,6 @@
-/* cl_runtime.h: what the OpenCL runtime's two files share: cl.c (programs,
- * copy plans, enqueue, reports) and cl_index.c (gather and scatter). */
+/* cl_runtime.h: what the OpenCL runtime's files share: cl_program.c
+ * (programs and kernel objects), cl.c (copy plans, enqueue, reports) and
+ * cl_index.c (gather and scatter). */
 #ifndef NDX_CL_RUNTIME_H
 #define NDX_CL_RUNTIME_H
 
@@ -37,7 +38,7 @@ typedef struct ndx_cl_report {
   cl_event read; /* the read-back of status into host */
   cl_uint host[8];
   const char *fn; /* the call that made it */
-  char kernel[48];
+  char kernel[64];
   size_t size[3]; /* dst's, src's and index's bytes */
   ndx_index_site site;
 } ndx_cl_report;
@@ -45,16 +46,17 @@ typedef struct ndx_cl_report {
 struct ndx_cl {
   cl_context context;
   cl_device_id device;
-  cl_program program[2];
-  cl_kernel kernel[2][NDX_CL_KINDS][NDX_CL_WIDTHS]; /* NULL where a kind lacks a width */
+  struct ndx_cl_group *group; /* the programs of context and device (cl_program.c) */
+  cl_kernel kernel[2][NDX_CL_KINDS][NDX_CL_WIDTHS]; /* NULL until first needed */
   size_t local[2][NDX_CL_KINDS][NDX_CL_WIDTHS];
   cl_ulong max_constant;
   cl_ulong stream_bytes; /* a gather writing this many bytes streams them (cl_tuning.h) */
-  pthread_mutex_t lock;  /* kernel arguments and enqueues; the report lists */
+  pthread_mutex_t lock;  /* `kernel`, kernel arguments and enqueues; the report lists */
   ndx_cl_report *pending, *pending_last; /* reports enqueued and not yet read, oldest first */
   ndx_cl_report *kept;                   /* the oldest fault read but not yet returned */
   unsigned long long seq;                /* reports made */
-  struct share *share;                   /* the programs' entry in `shares` */
+  ndx_cl_build_fn *on_build;             /* ndx_cl_set_build_callback, under `lock` */
+  void *on_build_user;
 };
 
 /* A buffer argument: its root buffer (itself, or a sub-buffer's parent), its
@@ -67,8 +69,28 @@ typedef struct ndx_cl_buffer {
 
 int ndx_cl_log2_bits(int bits);
 
+/* The name of OpenCL error code `e` ("CL_INVALID_VALUE"). */
+const char *ndx_cl_error_name(cl_int e);
+
 /* NDX_EDEVICE for OpenCL call `call` of `fn` failing with `e`. */
 ndx_status ndx_cl_fail(const char *fn, const char *call, cl_int e);
+
+/* Makes cl one of the users of its context and device's programs (none
+ * built yet, when it is the first); NDX_ENOMEM when out of memory. */
+ndx_status ndx_cl_group_join(ndx_cl *cl);
+
+/* Ends cl's use of the programs; the last user releases them. */
+void ndx_cl_group_leave(ndx_cl *cl);
+
+/* cl's kernel of family `kind` for `bits`-bit elements (any, for a family
+ * of one kernel) in index form `wide`, and its work-group size. The first
+ * call for a family, width and form in a context and device builds the
+ * program (kernels/ndx_copy.cl); errors name `fn`. */
+ndx_status ndx_cl_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int bits,
+                         cl_kernel *kernel, size_t *local);
+
+/* Releases the kernel objects cl has made. */
+void ndx_cl_release_kernels(ndx_cl *cl);
 
 /* NDX_EINVAL unless `queue` is of cl's context and device. */
 ndx_status ndx_cl_check_queue(const ndx_cl *cl, const char *fn, cl_command_queue queue);
