@@ -152,6 +152,15 @@ static void plan_copy(ndx_index_plan *p, const ndx_layout *dst_l, const ndx_layo
   p->step[0] = p->step[1] = 0;
   p->step[moves_dst ? 0 : 1] = st[moved][axis];
   st[moved][axis] = 0;
+  /* The destination riding along runs over S, whose extent on the axis is
+   * not dst's: there it takes |stride| (0 on an axis of extent 1, whatever a
+   * layout written by hand holds there), so that normalizing never flips the
+   * axis for it, which would multiply its stride by S's extent (past int64
+   * for a large S) or negate INT64_MIN. */
+  if (moves_dst) {
+    int64_t s = dst_l->strides[axis];
+    st[NDX_COPY_DST][axis] = dst_l->shape[axis] > 1 ? (s < 0 ? -s : s) : 0;
+  }
   p->copy_d = claims ? p->site.shape[axis] : p->site.d;
   p->bias = claims ? 1 : 0;
   p->copy_wrap = claims ? false : p->site.wrap;
