@@ -7,6 +7,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ndx/ndx_index.h"
 
@@ -72,6 +75,52 @@ static inline int64_t oracle_index_copy(bool scatter, uint8_t *dst, const ndx_la
       oracle_copy_element(dst, ps, src, pi, bits, NULL);
   }
   return -1;
+}
+
+/* Checks ndx_index_fault's message `msg` against the call's index: it must
+ * read "index[P] is V, outside [" with V the value at position P of the
+ * index buffer and no coordinate of an axis of extent d, and name where
+ * index_l reads it: "read at [c0,...] of index_l's shape [s0,...])", the
+ * coordinates inside the shape and index_l's position of them P (rank 0:
+ * "index_l's only element)", P its offset). NULL when it does, else what is
+ * wrong. */
+static inline const char *oracle_fault_message_wrong(const char *msg, const ndx_layout *index_l,
+                                                     const uint8_t *index, int index_bits,
+                                                     int64_t d, unsigned flags) {
+  long long p, v, p2, p3;
+  const char *m = msg ? strstr(msg, "index[") : NULL;
+  if (!m || sscanf(m, "index[%lld] is %lld, outside [", &p, &v) != 2)
+    return "no \"index[P] is V, outside [\"";
+  if (oracle_index_at(index, (int64_t)p, index_bits) != (int64_t)v)
+    return "V is not the value at position P of the index buffer";
+  if (oracle_index_coord((int64_t)v, d, flags) >= 0) return "V is a valid index value";
+  m = strstr(m, "(index[");
+  if (!m || sscanf(m, "(index[%lld]: element %lld of the index buffer, ", &p2, &p3) != 2 ||
+      p2 != p || p3 != p)
+    return "no \"(index[P]: element P of the index buffer, \"";
+  if (index_l->rank == 0)
+    return strstr(m, "index_l's only element)") && index_l->offset == (int64_t)p
+               ? NULL
+               : "rank 0: not \"index_l's only element\" at its offset";
+  m = strstr(m, "read at [");
+  if (!m) return "no \"read at [\"";
+  m += strlen("read at [");
+  int64_t at[NDX_MAX_RANK];
+  for (int a = 0; a < index_l->rank; a++) {
+    char *end;
+    at[a] = (int64_t)strtoll(m, &end, 10);
+    if (end == m || *end != (a + 1 < index_l->rank ? ',' : ']')) return "malformed coordinates";
+    if (at[a] < 0 || at[a] >= index_l->shape[a]) return "a coordinate outside index_l's shape";
+    m = end + 1;
+  }
+  char shape[64 * NDX_MAX_RANK] = " of index_l's shape [";
+  for (int a = 0; a < index_l->rank; a++)
+    snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", a ? "," : "",
+             (long long)index_l->shape[a]);
+  snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "])");
+  if (strncmp(m, shape, strlen(shape)) != 0) return "not \" of index_l's shape [..])\"";
+  if (oracle_position(index_l, at) != (int64_t)p) return "index_l's position of the coordinates is not P";
+  return NULL;
 }
 
 /* perm[0..n) := a random permutation of [0, n) (Fisher-Yates). */

@@ -447,7 +447,7 @@ Test(cuda, calls_after_a_fault_run_and_the_fault_is_reported_once) {
   cudaMemcpy(got, md, sizeof got, cudaMemcpyDeviceToHost);
   for (int k = 0; k < 64; k++) cr_assert_eq(got[k], -1.0f, "the faulty call wrote element %d", k);
   cr_assert_eq(ndx_cuda_check(0), NDX_ERANGE, "%s", ndx_last_error());
-  cr_assert(strstr(ndx_last_error(), NDX_GPU_STR(ndx_cuda_gather) ": index element ") &&
+  cr_assert(strstr(ndx_last_error(), NDX_GPU_STR(ndx_cuda_gather) ": index[") &&
                 strstr(ndx_last_error(), "outside [0, 64) for axis 0 of src_l"),
             "%s", ndx_last_error());
   cr_assert_eq(ndx_cuda_check(0), NDX_OK, "reported twice: %s", ndx_last_error());

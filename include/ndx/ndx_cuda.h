@@ -151,8 +151,8 @@ NDX_API ndx_status ndx_cuda_scatter(cudaStream_t stream, void *dst, const ndx_la
 /* Waits for the gathers and scatters enqueued on `stream` (the same handle)
  * since the last ndx_cuda_check of it, and forgets them. Returns NDX_OK when
  * none had a bad index; NDX_ERANGE for the oldest that had, naming the call,
- * an offending element's C-order index in S, its value and the valid range
- * (that call wrote nothing); NDX_EDEVICE with the CUDA error's name when
+ * an offending index element (index[P], ndx_index.h), its value and the
+ * valid range (that call wrote nothing); NDX_EDEVICE with the CUDA error's name when
  * waiting fails. Other streams' calls are left pending. Thread-safe.
  * Cost: one cudaEventSynchronize per pending call of the stream; no
  * allocation. */

@@ -24,8 +24,11 @@
  * with NDX_INDEX_WRAP, is a fault: the device checks every index before the
  * call writes anything, and a call with a fault writes no byte of dst. The
  * host does not wait for that check; the next ndx_cl_check (ndx_cuda_check)
- * returns NDX_ERANGE naming the call, an offending element's C-order index
- * in S, its value and the valid range. Copies queued after a faulty call run
+ * returns NDX_ERANGE naming the call, an offending index element, its value
+ * and the valid range: "index[P] is V, outside [0, d) for axis A of src_l"
+ * with P the element's position in the index buffer (what the caller's own
+ * ids[P] holds), then where index_l's shape reads it ("[1,0] of index_l's
+ * shape [3,4]": a broadcast index reads one element at many places). Copies queued after a faulty call run
  * as usual. Whatever the index buffer holds, no access falls outside the
  * three layouts' spans. */
 #ifndef NDX_INDEX_H

@@ -1,5 +1,6 @@
 /* index_plan.c: the gather and scatter planner of both device runtimes
  * (index_plan.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "index_plan.h"
@@ -239,6 +240,8 @@ ndx_status ndx_index_plan_make(ndx_index_plan *p, const char *call, bool scatter
   p->site.rank = same->rank;
   p->site.d = indexed->shape[axis];
   memcpy(p->site.shape, same->shape, sizeof(int64_t) * (size_t)same->rank);
+  p->site.index_offset = index_l->offset;
+  memcpy(p->site.index_strides, index_l->strides, sizeof(int64_t) * (size_t)same->rank);
   p->empty = ndx_numel(same) == 0;
   plan_check(p, index_l, ndx_index_form_claims(form));
   plan_copy(p, dst_l, src_l, index_l);
@@ -264,14 +267,41 @@ ndx_status ndx_index_plan_copy_pack(const ndx_index_plan *p, void *buf, size_t s
   return ndx_pack_write("ndx_index_plan_copy_pack", buf, size, used, &p->copy, p->bits, p->wide);
 }
 
+bool ndx_index_site_locate(const ndx_index_site *site, int64_t order, int64_t *coord,
+                           int64_t *position) {
+  int64_t numel = 1;
+  for (int a = 0; a < site->rank; a++) numel *= site->shape[a]; /* within 2^53: checked */
+  if (order < 0 || order >= numel) return false;
+  int64_t rest = order, pos = site->index_offset;
+  for (int a = site->rank - 1; a >= 0; a--) {
+    coord[a] = rest % site->shape[a];
+    rest /= site->shape[a];
+    pos += coord[a] * site->index_strides[a]; /* a position of index_l: within 2^53 */
+  }
+  *position = pos;
+  return true;
+}
+
 ndx_status ndx_index_fault(const ndx_index_site *site, int64_t order, int64_t value) {
-  char s[NDX_DIMS_BUF];
-  int64_t lo = site->wrap ? -site->d : 0;
+  char s[NDX_DIMS_BUF], at[NDX_DIMS_BUF], c[NDX_DIMS_BUF + 32];
+  int64_t lo = site->wrap ? -site->d : 0, coord[NDX_MAX_RANK], pos;
+  const char *side = site->scatter ? "dst_l" : "src_l";
+  if (!ndx_index_site_locate(site, order, coord, &pos)) /* not from a check pass of `site` */
+    return ndx_set_error(NDX_ERANGE,
+                         "%s: index element %lld of S %s is %lld, outside [%lld, %lld) for axis "
+                         "%d of %s: the call wrote nothing",
+                         site->call, (long long)order,
+                         ndx_fmt_dims(s, sizeof s, site->rank, site->shape), (long long)value,
+                         (long long)lo, (long long)site->d, site->axis, side);
+  if (site->rank == 0)
+    snprintf(c, sizeof c, "index_l's only element");
+  else
+    snprintf(c, sizeof c, "read at %s", ndx_fmt_dims(at, sizeof at, site->rank, coord));
   return ndx_set_error(NDX_ERANGE,
-                       "%s: index element %lld (C order over %s) is %lld, outside [%lld, %lld) "
-                       "for axis %d of %s: the call wrote nothing",
-                       site->call, (long long)order,
-                       ndx_fmt_dims(s, sizeof s, site->rank, site->shape), (long long)value,
-                       (long long)lo, (long long)site->d, site->axis,
-                       site->scatter ? "dst_l" : "src_l");
+                       "%s: index[%lld] is %lld, outside [%lld, %lld) for axis %d of %s: the call "
+                       "wrote nothing (index[%lld]: element %lld of the index buffer, %s%s%s)",
+                       site->call, (long long)pos, (long long)value, (long long)lo,
+                       (long long)site->d, site->axis, side, (long long)pos, (long long)pos, c,
+                       site->rank ? " of index_l's shape " : "",
+                       site->rank ? ndx_fmt_dims(s, sizeof s, site->rank, site->shape) : "");
 }

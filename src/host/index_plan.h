@@ -64,13 +64,17 @@ enum { NDX_COPY_DST, NDX_COPY_SRC, NDX_COPY_INDEX, NDX_COPY_CLAIM, NDX_COPY_COOR
 /* Operands of the check pass. */
 enum { NDX_CHECK_INDEX, NDX_CHECK_CLAIM, NDX_CHECK_COORD, NDX_CHECK_ORDER, NDX_CHECK_OPS };
 
-/* What a fault message names: the call, the indexed side and axis, S. */
+/* What a fault message names: the call, the indexed side and axis, S, and
+ * index_l's offset and strides (S is its shape), to turn the element the
+ * check pass reports into the index buffer's element and its coordinates. */
 typedef struct ndx_index_site {
   const char *call;
   bool scatter, wrap;
   int axis, rank;
   int64_t d; /* the axis's extent on the indexed side */
   int64_t shape[NDX_MAX_RANK];
+  int64_t index_offset;
+  int64_t index_strides[NDX_MAX_RANK];
 } ndx_index_site;
 
 typedef struct ndx_index_plan {
@@ -128,9 +132,25 @@ ndx_status ndx_index_plan_check_pack(const ndx_index_plan *p, void *buf, size_t 
  * NDX_MAX_RANK)). */
 ndx_status ndx_index_plan_copy_pack(const ndx_index_plan *p, void *buf, size_t size, size_t *used);
 
+/* Where the element the check pass reports lies: `order`, its C-order index
+ * in S, as coordinates over S (coord[0 .. site->rank), 0 on the axes the
+ * index broadcasts, as the check pass runs) and the position index_l gives
+ * them, *position: the element of the index buffer, counted in index
+ * elements from its start, that holds the value (index[*position] in C).
+ * False, writing nothing, when `order` is outside [0, numel of S). Any
+ * layout: strided, broadcast, offset, negative strides, rank 0 (order 0,
+ * no coordinate, position index_l's offset). O(rank). Both runtimes' faults
+ * go through it (ndx_index_fault). */
+bool ndx_index_site_locate(const ndx_index_site *site, int64_t order, int64_t *coord,
+                           int64_t *position);
+
 /* The fault a check pass recorded at `site`: `order` the element's C-order
- * index in S and `value` its index value. Sets ndx_last_error() and returns
- * NDX_ERANGE. */
+ * index in S and `value` its index value. Sets ndx_last_error() to
+ *   "<call>: index[P] is V, outside [lo, d) for axis A of src_l: the call
+ *    wrote nothing (index[P]: element P of the index buffer, read at [c,...]
+ *    of index_l's shape [S...])"
+ * (dst_l for a scatter; "index_l's only element" at rank 0), P from
+ * ndx_index_site_locate, and returns NDX_ERANGE. */
 ndx_status ndx_index_fault(const ndx_index_site *site, int64_t order, int64_t value);
 
 #endif /* NDX_INDEX_PLAN_H */
