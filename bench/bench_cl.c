@@ -28,9 +28,11 @@
  * contains TEXT run (no per-call costs).
  *
  * Output: a table on stdout, bench-cl.csv (the cases) and bench-cl-small.csv
- * (per-call costs) in the folder named by NDX_BENCH_OUT (default: the current
- * folder), and bench-cl.png, the chart bench/chart.py draws from the CSV with
- * /usr/bin/python3 and matplotlib.
+ * (per-call costs, not with --cases) in the folder named by NDX_BENCH_OUT
+ * (default: the current folder), and bench-cl.png, the chart bench/chart.py
+ * draws from the CSV with /usr/bin/python3 and matplotlib; the last line
+ * names the files really written. Under --quick the tensors are smaller and
+ * each case's name carries the sizes it ran.
  *
  * This file is the section: the run and each case's group. Its parts:
  * bench_cl_env.c (the device, programs and the ceiling), bench_cl_ops.c
@@ -146,9 +148,9 @@ int bench_cl(const bench_opts *opts) {
   char csvp[4096];
   report_open(&e, csvp, sizeof csvp);
   for (int i = 0; i < ncases; i++)
-    if (!opts->only || strstr(cases[i].name, opts->only)) run_case(&e, &cases[i]);
+    if (case_selected(&e, &cases[i], opts->only)) run_case(&e, &cases[i]);
   run_index_cases(&e, opts->only);
-  if (e.csv) fclose(e.csv);
+  bool csv_written = report_close(&e, csvp);
 
   if (!opts->only) run_small(&e);
   env_close(&e);
@@ -157,7 +159,7 @@ int bench_cl(const bench_opts *opts) {
   printf("\n--cl: %d of %d targets met%s%s; %d wrong results, %d failures; %.0f s\n", e.met,
          e.met + e.missed, e.missed ? "; missed: " : "", e.misses, e.wrong, e.errors,
          (double)(bench_now_ns() - t_start) * 1e-9);
-  printf("--cl: wrote %s and %s/bench-cl-small.csv\n", csvp, e.out_dir);
-  if (e.csv) draw_chart(&e, csvp);
+  if (csv_written) draw_chart(&e, csvp);
+  report_written(&e);
   return e.wrong || e.errors ? 1 : 0;
 }

@@ -42,6 +42,8 @@ typedef struct env {
   size_t cbytes;
   const char *out_dir;
   FILE *csv;
+  char written[3][4096]; /* the files written, for the last line (report_written) */
+  int nwritten;
   int wrong, errors, met, missed;
   char misses[4096];
   bool clblast;
@@ -192,6 +194,7 @@ extern const int ncases;
 /* A case made concrete: layouts, buffers, the host's copy of the source. */
 typedef struct case_data {
   int64_t shape[8];
+  char name[160]; /* c->name, its sizes those of `shape` (which --quick shrinks) */
   ndx_layout base_l, view_l, dst_l; /* source tensor, the view copied, its contiguous copy */
   size_t src_bytes, dst_bytes;
   double bytes; /* read + written */
@@ -199,9 +202,18 @@ typedef struct case_data {
   cl_mem src, dst;
 } case_data;
 
-/* Makes case c (shrunk under --quick), its source random and on the device;
- * free_case releases d whatever it returns. */
+/* Makes case c (shrunk under --quick: d->shape, and d->name the case's name
+ * with the sizes it runs), its source random and on the device; free_case
+ * releases d whatever it returns. */
 ndx_status make_case(env *e, const case_spec *c, case_data *d, char *why, size_t whysz);
+
+/* The shape case c runs at: c->shape, shrunk under --quick. */
+void case_shape(const env *e, const case_spec *c, int64_t *shape);
+/* c->name with its sizes written from `shape` (c->name itself at full size):
+ * "transpose f32 4096x4096" run at [1024,1024] is "transpose f32 1024x1024". */
+void case_run_name(const case_spec *c, const int64_t *shape, char *out, size_t n);
+/* True iff `only` is NULL or in case c's name, at full size or as run. */
+bool case_selected(const env *e, const case_spec *c, const char *only);
 void free_case(case_data *d);
 
 /* The check of a case's copy. */
@@ -246,10 +258,19 @@ void count_target(env *e, const char *name, bool met);
 /* Opens e->out_dir/bench-cl.csv (its path in csvp) with its header, and
  * prints the table's head. */
 void report_open(env *e, char *csvp, size_t csvsz);
+/* Closes the CSV report_open opened, if it did, and notes it written when
+ * every byte went out (else says why not). True iff it is written. */
+bool report_close(env *e, const char *csvp);
 /* A case's row of the table and of the CSV, its target judged. */
 void report_case(env *e, const case_spec *c, const case_data *d, const case_figs *r);
-/* Runs bench/chart.py on the CSV; says where the PNG went or why not. */
-void draw_chart(const env *e, const char *csv);
+/* Runs bench/chart.py on the CSV; says where the PNG went or why not (noted
+ * written when drawn). */
+void draw_chart(env *e, const char *csv);
+/* Notes `path` among the files this run wrote. */
+void note_written(env *e, const char *path);
+/* The last line: "<who>: wrote A, B and C", only the files really written
+ * ("<who>: wrote no file" when none was). */
+void report_written(const env *e);
 
 /* ---- Gathers and scatters (bench_cl_index.c) ------------------------------------- */
 

@@ -140,10 +140,69 @@ static void shrink(const case_spec *c, int64_t *shape, int64_t limit) {
   }
 }
 
+/* A shape as the case names write it: "256^3" when rank >= 3 and every
+ * extent is the same, else "4096x4096". */
+static void fmt_shape(char *b, size_t n, int rank, const int64_t *shape) {
+  bool same = rank >= 3;
+  for (int a = 1; a < rank; a++) same = same && shape[a] == shape[0];
+  if (same) {
+    snprintf(b, n, "%lld^%d", (long long)shape[0], rank);
+    return;
+  }
+  b[0] = '\0';
+  for (int a = 0; a < rank; a++)
+    snprintf(b + strlen(b), n - strlen(b), "%s%lld", a ? "x" : "", (long long)shape[a]);
+}
+
+/* Replaces the first `from` in `s` (of size n) by `to`; false when absent
+ * or when the result would not fit. */
+static bool replace_text(char *s, size_t n, const char *from, const char *to) {
+  char *at = strstr(s, from);
+  size_t lf = strlen(from), lt = strlen(to), ls = strlen(s);
+  if (!at || ls - lf + lt >= n) return false;
+  memmove(at + lt, at + lf, ls - (size_t)(at - s) - lf + 1);
+  memcpy(at, to, lt);
+  return true;
+}
+
+void case_shape(const env *e, const case_spec *c, int64_t *shape) {
+  memcpy(shape, c->shape, sizeof c->shape);
+  if (e->opts->quick) shrink(c, shape, e->tensor_bytes);
+}
+
+void case_run_name(const case_spec *c, const int64_t *shape, char *out, size_t n) {
+  snprintf(out, n, "%s", c->name);
+  if (memcmp(shape, c->shape, sizeof(int64_t) * (size_t)c->rank) == 0) return;
+  char full[128], run[128];
+  fmt_shape(full, sizeof full, c->rank, c->shape);
+  fmt_shape(run, sizeof run, c->rank, shape);
+  bool named = replace_text(out, n, full, run);
+  if (c->mv == MV_BCAST_ROW || c->mv == MV_BCAST_COL) { /* the source: "[1,4096]", "[4096,1]" */
+    int a = c->mv == MV_BCAST_ROW ? c->rank - 1 : 0;
+    const char *f = c->mv == MV_BCAST_ROW ? "[1,%lld]" : "[%lld,1]";
+    snprintf(full, sizeof full, f, (long long)c->shape[a]);
+    snprintf(run, sizeof run, f, (long long)shape[a]);
+    named = replace_text(out, n, full, run) && named;
+  }
+  if (!named) { /* a name that does not spell its size as the table's do */
+    fmt_shape(run, sizeof run, c->rank, shape);
+    snprintf(out + strlen(out), n - strlen(out), " (run at %s)", run);
+  }
+}
+
+bool case_selected(const env *e, const case_spec *c, const char *only) {
+  if (!only || strstr(c->name, only)) return true;
+  int64_t shape[8];
+  char name[160];
+  case_shape(e, c, shape);
+  case_run_name(c, shape, name, sizeof name);
+  return strstr(name, only) != NULL;
+}
+
 ndx_status make_case(env *e, const case_spec *c, case_data *d, char *why, size_t whysz) {
   memset(d, 0, sizeof *d);
-  memcpy(d->shape, c->shape, sizeof d->shape);
-  if (e->opts->quick) shrink(c, d->shape, e->tensor_bytes);
+  case_shape(e, c, d->shape);
+  case_run_name(c, d->shape, d->name, sizeof d->name);
   int r = c->rank;
   int64_t bshape[8];
   memcpy(bshape, d->shape, sizeof bshape);

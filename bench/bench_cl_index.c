@@ -22,7 +22,8 @@
 typedef enum shape_kind { K_ROWS, K_ALONG } shape_kind;
 
 typedef struct index_case {
-  const char *group, *name;
+  const char *group;
+  const char *name; /* its sizes as {table}, {rows}, {dim}: index_name fills them */
   bool scatter;
   shape_kind kind; /* K_ROWS: rows of a table by a 1-d index; K_ALONG: take_along_axis */
   int bits;
@@ -32,18 +33,48 @@ typedef struct index_case {
 } index_case;
 
 static const index_case index_cases[] = {
-    {"embedding", "embedding lookup f32 [65536,256] by 32768", false, K_ROWS, 32, 65536, 32768, 256,
-     0, false},
-    {"embedding4", "embedding lookup 4-bit [65536,512] by 32768", false, K_ROWS, 4, 65536, 32768,
-     512, 0, false},
-    {"take_along", "take_along_axis(1) f32 4096x4096", false, K_ALONG, 32, 0, 4096, 4096, 0, false},
-    {"scatter-unique", "scatter rows f32 32768 into [65536,256] UNIQUE", true, K_ROWS, 32, 65536,
-     32768, 256, NDX_INDEX_UNIQUE, false},
-    {"scatter", "scatter rows f32 32768 into [65536,256]", true, K_ROWS, 32, 65536, 32768, 256, 0,
+    {"embedding", "embedding lookup f32 [{table},{dim}] by {rows}", false, K_ROWS, 32, 65536, 32768,
+     256, 0, false},
+    {"embedding4", "embedding lookup 4-bit [{table},{dim}] by {rows}", false, K_ROWS, 4, 65536,
+     32768, 512, 0, false},
+    {"take_along", "take_along_axis(1) f32 {rows}x{dim}", false, K_ALONG, 32, 0, 4096, 4096, 0,
      false},
+    {"scatter-unique", "scatter rows f32 {rows} into [{table},{dim}] UNIQUE", true, K_ROWS, 32,
+     65536, 32768, 256, NDX_INDEX_UNIQUE, false},
+    {"scatter", "scatter rows f32 {rows} into [{table},{dim}]", true, K_ROWS, 32, 65536, 32768,
+     256, 0, false},
     {"index-check", "embedding f32 with check / without", false, K_ROWS, 32, 65536, 32768, 256, 0,
      true},
 };
+
+/* The extents case c runs at: its own, divided under --quick as the
+ * tensors are. */
+static void index_sizes(const env *e, const index_case *c, int64_t *table, int64_t *rows,
+                        int64_t *dim) {
+  int64_t scale = e->tensor_bytes < FULL_TENSOR_BYTES ? FULL_TENSOR_BYTES / e->tensor_bytes : 1;
+  *rows = c->rows / scale, *table = c->table / scale, *dim = c->dim;
+}
+
+/* c->name with {table}, {rows} and {dim} written out. */
+static void index_name(char *out, size_t n, const index_case *c, int64_t table, int64_t rows,
+                       int64_t dim) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (const char *p = c->name; *p && used + 1 < n;) {
+    const char *keys[3] = {"{table}", "{rows}", "{dim}"};
+    int64_t vals[3] = {table, rows, dim};
+    int k = 0;
+    while (k < 3 && strncmp(p, keys[k], strlen(keys[k])) != 0) k++;
+    if (k < 3) {
+      snprintf(out + used, n - used, "%lld", (long long)vals[k]);
+      p += strlen(keys[k]);
+    } else {
+      out[used] = *p++;
+      out[used + 1] = '\0';
+    }
+    used = strlen(out);
+  }
+}
 
 /* A case made concrete: layouts (S-shaped side, indexed side, index, and
  * the naive peer's indexed side broadcast over S), buffers, host copies. */
@@ -90,8 +121,8 @@ static void unique_ids(int32_t *out, int64_t count, int64_t n, uint64_t seed) {
  * index, the host's expected result. */
 static bool make_data(env *e, const index_case *c, index_data *d, char *why, size_t whysz) {
   memset(d, 0, sizeof *d);
-  int64_t scale = e->tensor_bytes < FULL_TENSOR_BYTES ? FULL_TENSOR_BYTES / e->tensor_bytes : 1;
-  int64_t rows = c->rows / scale, table = c->table / scale, dim = c->dim;
+  int64_t rows, table, dim;
+  index_sizes(e, c, &table, &rows, &dim);
   if (c->kind == K_ALONG) {
     int64_t s[2] = {rows, dim};
     ndx_contiguous(&d->same_l, 2, s);
@@ -240,7 +271,10 @@ static op index_op(env *e, const index_case *c, index_data *d, unsigned internal
 
 static void run_index_case(env *e, const index_case *c) {
   index_data d = {0};
-  char why[512] = "";
+  char why[512] = "", name[160];
+  int64_t table, rows, dim;
+  index_sizes(e, c, &table, &rows, &dim);
+  index_name(name, sizeof name, c, table, rows, dim); /* the sizes it runs at */
   enum { CEIL, NDX, PEER, N };
   entry *t = calloc(N, sizeof *t);
   cl_mem pack = NULL;
@@ -265,7 +299,7 @@ static void run_index_case(env *e, const index_case *c) {
   }
   t[PEER].bytes = d.bytes;
   if (ok && !check_op(e, c, &d, &t[NDX].o, why, sizeof why)) {
-    printf("%-50s ndx WRONG: %s\n", c->name, why);
+    printf("%-50s ndx WRONG: %s\n", name, why);
     e->wrong++;
     ok = false;
   }
@@ -274,7 +308,7 @@ static void run_index_case(env *e, const index_case *c) {
     peer = false;
   }
   if (!ok) {
-    if (why[0] && !strstr(why, "dst byte")) printf("%-50s setup failed: %s\n", c->name, why);
+    if (why[0] && !strstr(why, "dst byte")) printf("%-50s setup failed: %s\n", name, why);
     if (why[0] && !strstr(why, "dst byte")) e->errors++;
   } else {
     measure_group(e, t, peer ? 3 : 2);
@@ -284,18 +318,18 @@ static void run_index_case(env *e, const index_case *c) {
     /* the check's cost: with / without, paired repetition by repetition */
     double ratio = c->skip_peer && p->state == 1 ? paired(&t[NDX], &t[PEER], false) : f->ratio;
     bool met = f->state == 1 && ratio >= tg->min_ratio;
-    count_target(e, c->name, met);
+    count_target(e, name, met);
     char fn[32], fp[32];
     fmt_fig(fn, sizeof fn, f);
     fmt_fig(fp, sizeof fp, p);
     char extra[48] = "";
     if (c->skip_peer) snprintf(extra, sizeof extra, " (%.2f of unchecked)", ratio);
-    printf("%-50s %-9s %s %7.2f %12s %s %12s %12s  %-20s %s%s\n", c->name,
+    printf("%-50s %-9s %s %7.2f %12s %s %12s %12s  %-20s %s%s\n", name,
            c->scatter ? (c->flags & NDX_INDEX_UNIQUE ? "unique" : "winners") : "gather", fn,
            t[CEIL].f.gbs, "-", fp, "-", "-", tg->text, met ? "yes" : "NO", extra);
-    note_problem(e, "ndx", c->name, f);
+    note_problem(e, "ndx", name, f);
     if (e->csv) {
-      fprintf(e->csv, "\"%s\",%s,%d,%" PRId64 "x%" PRId64 ",%.0f,%s", c->name, c->group, c->bits,
+      fprintf(e->csv, "\"%s\",%s,%d,%" PRId64 "x%" PRId64 ",%.0f,%s", name, c->group, c->bits,
               d.same_l.shape[0], d.same_l.shape[1], d.bytes, c->scatter ? "scatter" : "gather");
       fprintf(e->csv, f->state == 1 ? ",%.4f,%.4f" : ",,", f->gbs, ratio);
       fprintf(e->csv, ",%.4f,,", t[CEIL].f.gbs);
@@ -316,6 +350,13 @@ static void run_index_case(env *e, const index_case *c) {
 }
 
 void run_index_cases(env *e, const char *only) {
-  for (size_t i = 0; i < sizeof index_cases / sizeof *index_cases; i++)
-    if (!only || strstr(index_cases[i].name, only)) run_index_case(e, &index_cases[i]);
+  for (size_t i = 0; i < sizeof index_cases / sizeof *index_cases; i++) {
+    const index_case *c = &index_cases[i];
+    char full[160], run[160];
+    int64_t table, rows, dim;
+    index_sizes(e, c, &table, &rows, &dim);
+    index_name(full, sizeof full, c, c->table, c->rows, c->dim);
+    index_name(run, sizeof run, c, table, rows, dim);
+    if (!only || strstr(full, only) || strstr(run, only)) run_index_case(e, c);
+  }
 }

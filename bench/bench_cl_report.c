@@ -2,7 +2,7 @@
  * print it, the tally of wrong results, failures and targets, the table of
  * the cases on stdout, bench-cl.csv (a row a case), and bench-cl.png, the
  * chart bench/chart.py draws from the CSV with /usr/bin/python3 and
- * matplotlib. */
+ * matplotlib; and the last line, which names only the files written. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -77,7 +77,7 @@ void report_case(env *e, const case_spec *c, const case_data *d, const case_figs
   const target *tg = find_target(c->group);
   bool met = ndx->state == 1 && cg > 0 && ndx->ratio >= tg->min_ratio;
   if (met && tg->vs_clblast > 0 && blast->state == 1) met = vs_blast >= tg->vs_clblast;
-  count_target(e, c->name, met);
+  count_target(e, d->name, met);
 
   char fn[32], fv[32], fr[32], fb[32], fc[32];
   fmt_fig(fn, sizeof fn, ndx);
@@ -87,11 +87,11 @@ void report_case(env *e, const case_spec *c, const case_data *d, const case_figs
   fmt_fig(fc, sizeof fc, &f[T_COPYBUF]);
   char vs[48] = "";
   if (tg->vs_clblast > 0 && vs_blast > 0) snprintf(vs, sizeof vs, " (%.2fx CLBlast)", vs_blast);
-  printf("%-50s %-9s %s %7.2f %s %s %s %s  %-20s %s%s\n", c->name, r->path, fn, cg, fc, fv, fr, fb,
+  printf("%-50s %-9s %s %7.2f %s %s %s %s  %-20s %s%s\n", d->name, r->path, fn, cg, fc, fv, fr, fb,
          tg->text, met ? "yes" : "NO", vs);
   static const char *const what[T_COUNT] = {"ceiling", "copybuf", "ndx",
                                             "naive",   "rect",    "clblast"};
-  for (int k = 0; k < T_COUNT; k++) note_problem(e, what[k], c->name, &f[k]);
+  for (int k = 0; k < T_COUNT; k++) note_problem(e, what[k], d->name, &f[k]);
   fflush(stdout);
 
   if (e->csv) {
@@ -100,7 +100,7 @@ void report_case(env *e, const case_spec *c, const case_data *d, const case_figs
       size_t u = strlen(shape);
       snprintf(shape + u, sizeof shape - u, "%s%" PRId64, a ? "x" : "", d->shape[a]);
     }
-    fprintf(e->csv, "\"%s\",%s,%d,%s,%.0f,%s", c->name, c->group, c->bits, shape, d->bytes,
+    fprintf(e->csv, "\"%s\",%s,%d,%s,%.0f,%s", d->name, c->group, c->bits, shape, d->bytes,
             r->path);
     csv_fig(e->csv, ndx);
     fprintf(e->csv, ",%.4f", cg);
@@ -115,8 +115,33 @@ void report_case(env *e, const case_spec *c, const case_data *d, const case_figs
   }
 }
 
+bool report_close(env *e, const char *csvp) {
+  if (!e->csv) return false;
+  bool ok = !ferror(e->csv);
+  ok = fclose(e->csv) == 0 && ok;
+  e->csv = NULL;
+  if (ok)
+    note_written(e, csvp);
+  else
+    printf("%s: writing %s failed: %s\n", e->who, csvp, strerror(errno));
+  return ok;
+}
+
+void note_written(env *e, const char *path) {
+  int n = (int)(sizeof e->written / sizeof e->written[0]);
+  if (e->nwritten < n) snprintf(e->written[e->nwritten++], sizeof e->written[0], "%s", path);
+}
+
+void report_written(const env *e) {
+  printf("%s: wrote ", e->who);
+  if (e->nwritten == 0) printf("no file");
+  for (int k = 0; k < e->nwritten; k++)
+    printf("%s%s", k == 0 ? "" : k + 1 == e->nwritten ? " and " : ", ", e->written[k]);
+  printf("\n");
+}
+
 /* Runs bench/chart.py on the CSV; says where the PNG went or why not. */
-void draw_chart(const env *e, const char *csv) {
+void draw_chart(env *e, const char *csv) {
   char png[4096];
   snprintf(png, sizeof png, "%s/bench-cl.png", e->out_dir);
   if (access(BENCH_PYTHON, X_OK) != 0 || access(NDX_BENCH_CHART, R_OK) != 0) {
@@ -134,6 +159,8 @@ void draw_chart(const env *e, const char *csv) {
   if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     printf("chart: %s failed; run: %s %s %s %s\n", NDX_BENCH_CHART, BENCH_PYTHON, NDX_BENCH_CHART,
            csv, png);
-  else
+  else {
     printf("chart: %s\n", png);
+    note_written(e, png);
+  }
 }

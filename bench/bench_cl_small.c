@@ -3,8 +3,10 @@
  * 32x32 transpose), n calls before one clFinish, against a raw enqueue of a
  * trivial kernel and of a 4-byte clEnqueueCopyBuffer; a table on stdout and
  * bench-cl-small.csv. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench_cl.h"
 
@@ -101,6 +103,7 @@ void run_small(env *e) {
   char p[4096];
   snprintf(p, sizeof p, "%s/bench-cl-small.csv", e->out_dir);
   FILE *csv = fopen(p, "w");
+  if (!csv) printf("%s: cannot write %s: %s\n", e->who, p, strerror(errno));
   if (csv) fprintf(csv, "case,path,us_per_call,ratio_to_raw_kernel,target,met\n");
   for (int k = 0; k < n; k++) {
     fig *f = &t[k].f;
@@ -118,7 +121,13 @@ void run_small(env *e) {
       fprintf(csv, "\"%s\",%s,%.4f,%.4f,%s,%s\n", names[k], paths[k], f->ns * 1e-3, ratio,
               is_t ? "<=1.5" : "", is_t ? (met ? "yes" : "no") : "");
   }
-  if (csv) fclose(csv);
+  if (csv) {
+    bool ok = !ferror(csv);
+    if (fclose(csv) == 0 && ok)
+      note_written(e, p);
+    else
+      printf("%s: writing %s failed: %s\n", e->who, p, strerror(errno));
+  }
   for (int k = 0; k < 3; k++) ndx_cl_plan_destroy(plans[k]);
   free(t);
   clReleaseKernel(triv);

@@ -7,7 +7,9 @@
 # inherited); `ndx bench` finds ndx-bench in the build tree; the JSON layout
 # tests skip, after checking the message, in a build without DLPack; in a
 # build without OpenCL the copy tests become checks that `copy` and `devices`
-# refuse clearly.
+# refuse clearly. Every example of every --help (the tool's and each
+# command's: the lines "  $ ndx ...", tools/tool.h) is run: it must exit 0
+# and print the lines shown under it.
 set -u
 ndx=${1:?usage: test_tool.sh PATH_TO_NDX}
 have_cl=yes
@@ -110,11 +112,23 @@ expect "reshape in brackets" 0 "shape=[3,2] strides=[2,1] offset=0" -- move "$C"
 expect "broadcast" 0 "shape=[2,3,4] strides=[0,1,0] offset=0" -- move 'shape=[3,1]' broadcast 2,3,4
 expect "permute" 0 "$T" -- move "$C" permute 1,0
 expect "slice with negative step" 0 "shape=[2,3] strides=[10,-2] offset=9" \
-  -- move 'shape=[4,5]' slice 1:2:2,4:3:-2
-expect "slice with the step left out" 0 "shape=[1,2] strides=[0,1] offset=4" -- move "$C" slice 1:1,1:2
-expect "window" 0 "shape=[4,3] strides=[1,1] offset=0" -- move 'shape=[6]' window 0:3:1:1
+  -- move 'shape=[4,5]' slice 'start=[1,4] count=[2,3] step=[2,-2]'
+expect "slice with the step left out" 0 "shape=[1,2] strides=[0,1] offset=4" \
+  -- move "$C" slice 'start=[1,1] count=[1,2]'
+expect "slice: 2 elements from 2 backwards (Python's 2:2:-1 has none)" 0 \
+  "shape=[2] strides=[-1] offset=2" -- move 'shape=[5]' slice 'start=[2] count=[2] step=[-1]'
+expect "slice: fields in any order, blanks in the lists" 0 "shape=[2,3] strides=[10,-2] offset=9" \
+  -- move 'shape=[4,5]' slice ' step=[ 2, -2 ]  count=[2,3]   start=[1,4] '
+expect "slice: fields as separate words" 0 "shape=[2,3] strides=[-10,-2] offset=19" \
+  -- move 'shape=[4,5]' slice 'start=[1,4]' 'count=[2,3]' step=[2,-2] flip 0
+expect "slice of rank 0" 0 "shape=[] strides=[] offset=3" -- move 'shape=[] offset=3' slice 'start=[] count=[]'
+expect "window" 0 "shape=[4,3] strides=[1,1] offset=0" \
+  -- move 'shape=[6]' window 'axis=[0] size=[3] step=[1] dilation=[1]'
 expect "window with step and dilation" 0 "shape=[2,2] strides=[2,2] offset=0" \
-  -- move 'shape=[6]' window 0:2:2:2
+  -- move 'shape=[6]' window 'dilation=[2] size=[2] axis=[0] step=[2]'
+expect "windows on two axes, step and dilation left out" 0 "shape=[3,6,2,3] strides=[8,1,8,1] offset=0" \
+  -- move 'shape=[4,8]' window axis=[0,1] size=[2,3]
+expect "no window" 0 "shape=[6] strides=[1] offset=0" -- move 'shape=[6]' window 'axis=[] size=[]'
 expect "narrow" 0 "shape=[2,2] strides=[3,1] offset=1" -- move "$C" narrow 1 1 2
 expect "transpose" 0 "$T" -- move "$C" transpose 0 1
 expect "flip" 0 "shape=[2,3] strides=[3,-1] offset=2" -- move "$C" flip 1
@@ -128,7 +142,10 @@ contains "a chain stops at the refused move and names it" 1 "reshape 6: no resul
 contains "flip of an axis past the rank is refused (NDX_EINVAL)" 1 "NDX_EINVAL" -- move "$C" flip 5
 contains "squeeze of an extent-3 axis is refused" 1 "NDX_EINVAL" -- move "$C" squeeze 1
 contains "reshape to another element count is refused" 1 "NDX_EINVAL" -- move "$C" reshape 7
-contains "slice with too few ranges is refused" 1 "NDX_EINVAL" -- move "$C" slice 0:1
+contains "slice with too few ranges is refused" 1 "NDX_EINVAL" -- move "$C" slice 'start=[0] count=[1]'
+contains "a refused slice is named as typed" 1 \
+  "slice start=[0] count=[4] step=[2]: no result (NDX_EINVAL): ndx_apply: axis 0: start 0, count 4, step 2 leaves extent 5" \
+  -- move 'shape=[5]' slice 'start=[0] count=[4] step=[2]'
 contains "broadcast that does not fit is refused" 1 "NDX_EINVAL" -- move "$C" broadcast 2,4
 
 # ---- coalesce --------------------------------------------------------------------
@@ -164,9 +181,43 @@ malformed "an empty entry" "'1,,6'" -- move "$C" reshape 1,,6
 malformed "a trailing comma" "'6,'" -- move "$C" reshape 6,
 malformed "an unclosed bracket" "'[2,3'" -- move "$C" reshape '[2,3'
 malformed "blanks in a number" "' 6'" -- move "$C" reshape ' 6'
-malformed "a slice entry with four fields" "'0:1:1:1,0:3'" -- move "$C" slice 0:1:1:1,0:3
-malformed "a slice entry with one field" "'0,0:3'" -- move "$C" slice 0,0:3
-malformed "a window entry with five fields" "'0:2:1:1:1'" -- move "$C" window 0:2:1:1:1
+malformed "the old slice form says how to write it now" \
+  "slice '2:2:-1' is the old START:COUNT:STEP form (COUNT elements, not Python's start:stop:step), no longer read; write slice 'start=[2] count=[2] step=[-1]'" \
+  -- move 'shape=[5]' slice 2:2:-1
+malformed "the old slice form, step left out" "write slice 'start=[0,1] count=[1,2]'" -- move "$C" slice 0:1,1:2
+malformed "the old window form says how to write it now" \
+  "window '0:3:2:2' is the old AXIS:SIZE:STEP:DILATION form (not a Python slice), no longer read; write window 'axis=[0] size=[3] step=[2] dilation=[2]'" \
+  -- move 'shape=[10]' window 0:3:2:2
+malformed "the old empty window list" "write window 'axis=[] size=[]'" -- move 'shape=[6]' window '[]'
+malformed "a slice with four old fields: no field named" \
+  "slice '0:1:1:1,0:3': no field named; write the fields start, count and step as NAME=[..], one entry per axis, e.g. slice 'start=[0,3] count=[2,4] step=[1,-1]'" \
+  -- move "$C" slice 0:1:1:1,0:3
+malformed "a window of five old fields: no field named" "write the fields axis, size, step and dilation as NAME=[..]" \
+  -- move "$C" window 0:2:1:1:1
+malformed "slice: an unknown field" "slice 'start=[1] cnt=[2]': unknown field 'cnt' (the fields are start, count and step)" \
+  -- move 'shape=[5]' slice 'start=[1] cnt=[2]'
+malformed "slice: a field given twice" "start is given twice" -- move 'shape=[5]' slice 'start=[1] count=[1] start=[2]'
+malformed "slice: no count" "slice 'start=[1]': no count=[..] (a slice needs start=[..] and count=[..])" \
+  -- move 'shape=[5]' slice 'start=[1]'
+malformed "window: no size" "no size=[..] (a window needs axis=[..] and size=[..])" -- move 'shape=[5]' window axis=[0]
+malformed "slice: lists of two lengths" "start=[..] has 2 entries, count=[..] 1: one each per axis" \
+  -- move "$C" slice 'start=[0,1] count=[1]'
+malformed "window: lists of two lengths" "axis=[..] has 1 entry, step=[..] 2: one each per window" \
+  -- move "$C" window 'axis=[1] size=[2] step=[1,1]'
+malformed "slice: a list without brackets" "start=1: a field's list is written in brackets, as start=[1]" \
+  -- move 'shape=[5]' slice 'start=1 count=[2]'
+malformed "slice: not a number" "count=[..] entry 2, 'x', is not a 64-bit integer" -- move "$C" slice 'start=[0,0] count=[1,x]'
+malformed "window: an axis past int32" "axis=[..] entry 1, '4294967296', is not an integer in [-2147483648, 2147483647]" \
+  -- move "$C" window 'axis=[4294967296] size=[2]'
+malformed "slice: an empty entry" "start=[..] entry 2 is empty" -- move "$C" slice 'start=[1,] count=[1,1]'
+malformed "slice: an unclosed list" "start=[ is not closed by ']'" -- move 'shape=[5]' slice 'start=[1 count=[1]'
+malformed "slice: fields without a blank between" "'count=[1]' follows start=[..] without a blank" \
+  -- move 'shape=[5]' slice 'start=[1]count=[1]'
+malformed "slice: a word that names no field" "'x' is no field" -- move 'shape=[5]' slice 'start=[1] count=[1] x'
+malformed "slice: more than 32 entries" "start=[..] has more than 32 entries" \
+  -- move "$C" slice "start=[$(printf '0,%.0s' {1..32})0] count=[1]"
+malformed "slice: fields longer than read" "at most 4095 are read" \
+  -- move "$C" slice "start=[0]" "count=[$(printf '1%.0s' {1..5000})]"
 malformed "more entries than NDX_MAX_RANK" "more than 32 entries" \
   -- move "$C" reshape 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,6
 malformed "a list longer than read" "characters long" -- move "$C" reshape "$(printf '1,%.0s' {1..3000})6"
@@ -188,6 +239,54 @@ malformed "help of an unknown command" "unknown command 'frob'" -- help frob
 malformed "help with two commands" "extra argument 'copy'" -- help pack copy
 malformed "--help with an extra argument" "extra argument 'x'" -- show --help x
 malformed "a command's misuse points to its usage" "ndx pack --help" -- pack
+
+# ---- every example of every --help runs ----------------------------------------------
+# The marker (tools/tool.h): a line "  $ ndx ..." is an example command, continued
+# while it ends with "\"; the lines after it up to a blank line are its whole
+# stdout (two-space indent removed). Each example must exit 0 and print them.
+case $ndx in /*) ndx_abs=$ndx ;; */*) ndx_abs=$PWD/$ndx ;; *) ndx_abs=$(command -v "$ndx") ;; esac
+ndx() { command "$ndx_abs" "$@"; } # the examples call `ndx`, in $tmp
+help_examples() { # "" for the tool's own usage, else a command
+  local cmd=$1 text name lines i count=0 line cmdline want shown desc
+  if [ -z "$cmd" ]; then text=$("$ndx" --help) name="ndx --help"; else text=$("$ndx" "$cmd" --help) name="ndx $cmd --help"; fi
+  mapfile -t lines <<<"$text"
+  i=0
+  while [ $i -lt ${#lines[@]} ]; do
+    line=${lines[$i]}
+    i=$((i + 1))
+    [[ "$line" == "  \$ ndx "* ]] || continue
+    cmdline=${line#"  \$ "}
+    while [[ "$cmdline" == *\\ && $i -lt ${#lines[@]} ]]; do
+      cmdline+=$'\n'"${lines[$i]}"
+      i=$((i + 1))
+    done
+    want="" shown=no
+    while [ $i -lt ${#lines[@]} ] && [ -n "${lines[$i]}" ] && [[ "${lines[$i]}" != "  \$ "* ]]; do
+      want+="${want:+$'\n'}${lines[$i]#  }" shown=yes
+      i=$((i + 1))
+    done
+    count=$((count + 1))
+    desc=$(printf '%s' "$cmdline" | tr -s ' \n\\' ' ') # one line, for TAP
+    out=$(cd "$tmp" && eval "$cmdline" 2>"$tmp/err")
+    rc=$? err=$(cat "$tmp/err")
+    if [ "$rc" -ne 0 ]; then
+      report "$name: example $count runs: $desc" 1 "wanted exit 0"
+    elif [ $shown = yes ] && [ "$out" != "$want" ]; then
+      report "$name: example $count prints what it shows: $desc" 1 "wanted stdout: $want"
+    else
+      report "$name: example $count runs${want:+ and prints what it shows}: $desc" 0 ""
+    fi
+  done
+  rc=$count out="" err=""
+  if [ $have_cl = no ] && [[ " copy gather scatter devices " == *" $cmd "* ]]; then
+    skip "$name has an example" "no OpenCL in this build"
+  else
+    report "$name has an example" "$([ $count -gt 0 ] && echo 0 || echo 1)" "no '  \$ ndx' line"
+  fi
+}
+for cmd in "" show move coalesce pack copy gather scatter bench devices demo help; do
+  help_examples "$cmd"
+done
 
 # ---- show --json ---------------------------------------------------------------------
 expect "show --json" 0 '{"shape":[3,2],"strides":[1,3],"byte_offset":20,"dtype":{"code":"uint","bits":32,"lanes":1}}' \
@@ -470,7 +569,9 @@ report "bench: a missing ndx-bench is a clear error, exit 1" $? "wanted exit 1 a
 odd=('' ' ' '[' ']' ',' ':' '-' '+' '--' '0' '-1' '1:' ':1' '[]' '[,]' '1:2:3:4:5'
   '9223372036854775807' '-9223372036854775808' '9223372036854775808' 'shape=' 'shape=[]'
   'shape=[' 'shape=[1,2] strides=[1]' 'shape=[2] strides=[9223372036854775807]'
-  'shape=[9007199254740993]' 'shape=[2] offset=-1' "$(printf 'x%.0s' {1..5000})")
+  'shape=[9007199254740993]' 'shape=[2] offset=-1' "$(printf 'x%.0s' {1..5000})"
+  '=' '=[1]' 'start=' 'start=[' 'start=[]' 'count=[1' 'axis=[0] size=[' 'step=[1,,]' 'start=[1]]'
+  "start=[$(printf '1,%.0s' {1..40})1] count=[$(printf '9%.0s' {1..70})]")
 crashed=""
 for a in "${odd[@]}"; do
   for cmd in "show" "coalesce"; do

@@ -23,7 +23,11 @@ const char tool_bench_usage[] =
     "ndx-bench is looked for, in order: $NDX_BENCH when set (that program\n"
     "only); next to this ndx (its directory, then ../bench/ as in the build\n"
     "tree); the install's libexec/ndx, libexec and bin directories; then PATH.\n"
-    "Exit 1 when it is not found.\n";
+    "Exit 1 when it is not found.\n"
+    "\n"
+    "examples:\n"
+    "  a smoke run of the host section (--quick: not a measurement):\n"
+    "  $ ndx bench --host --quick --reps 1\n";
 
 /* Writes "dir/name" into out (PATH_MAX bytes); false when it is too long. */
 static bool join(char *out, const char *dir, const char *name) {

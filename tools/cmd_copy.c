@@ -22,10 +22,16 @@ const char tool_copy_usage[] =
     "              device, as `ndx demo`: $NDX_CL_PLATFORM picks the platform)\n"
     "  --bits N    element width: 1, 2, 4, 8, 16, 32, 64 or 128 (default: the\n"
     "              JSON dtypes', else 32)\n"
-    "  e.g.  ndx copy 'shape=[3,2]' 'shape=[3,2] strides=[1,3]'   (a transpose)\n"
     "\n"
     "exit status: 0 OK; 1 MISMATCH, or the library or the device refused (the\n"
-    "reason printed); 2 malformed command line.\n";
+    "reason printed); 2 malformed command line.\n"
+    "\n"
+    "examples:\n"
+    "  a transpose:\n"
+    "  $ ndx copy 'shape=[3,2]' 'shape=[3,2] strides=[1,3]'\n"
+    "\n"
+    "  a 4-bit transpose:\n"
+    "  $ ndx copy --bits 4 'shape=[64,48]' 'shape=[64,48] strides=[1,64]'\n";
 
 /* The largest buffer this tool allocates for one side, host and device. */
 #define COPY_MAX_BYTES ((size_t)1 << 30)

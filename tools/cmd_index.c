@@ -35,8 +35,15 @@ const char tool_gather_usage[] =
     "\n"
     "One ndx_cl_gather on an OpenCL device: DST and INDEX have one shape S, SRC has\n"
     "S's extents except on axis A, and dst[i] = src[i with axis A := index[i]].\n" INDEX_COMMON
-    "  e.g.  ndx gather --axis 0 'shape=[4,3]' 'shape=[10,3]' 'shape=[4,3] strides=[1,0]'\n"
-    "        (rows of a table by a 1-d index broadcast to S)\n" INDEX_EXIT;
+        INDEX_EXIT
+    "\n"
+    "examples:\n"
+    "  4 rows of a table of 10 by a 1-d index broadcast to S (index_select):\n"
+    "  $ ndx gather --axis 0 'shape=[4,3]' 'shape=[10,3]' 'shape=[4,3] strides=[1,0]'\n"
+    "\n"
+    "  take_along_axis(1) with 64-bit indices, negative ones wrapping:\n"
+    "  $ ndx gather --axis 1 --index-bits 64 --wrap --values 3,-1,0 \\\n"
+    "      'shape=[5,7]' 'shape=[5,9]' 'shape=[5,7]'\n";
 
 const char tool_scatter_usage[] =
     "usage: ndx scatter [--device N] [--bits N] [--index-bits 32|64] [--wrap] [--unique]\n"
@@ -45,9 +52,12 @@ const char tool_scatter_usage[] =
     "One ndx_cl_scatter on an OpenCL device: SRC and INDEX have one shape S, DST has\n"
     "S's extents except on axis A, and dst[i with axis A := index[i]] = src[i], the\n"
     "last in C order winning.\n" INDEX_COMMON
-    "  --unique        NDX_INDEX_UNIQUE: the caller promises no duplicate targets\n"
-    "  e.g.  ndx scatter --axis 0 --values 5,1,5 'shape=[8,2]' 'shape=[3,2]' \\\n"
-    "          'shape=[3,2] strides=[1,0]'\n" INDEX_EXIT;
+    "  --unique        NDX_INDEX_UNIQUE: the caller promises no duplicate targets\n" INDEX_EXIT
+    "\n"
+    "examples:\n"
+    "  3 rows into slots 5, 1 and 5 of 8: the last row sent to slot 5 wins:\n"
+    "  $ ndx scatter --axis 0 --values 5,1,5 'shape=[8,2]' 'shape=[3,2]' \\\n"
+    "      'shape=[3,2] strides=[1,0]'\n";
 
 /* The largest buffer this tool allocates for one side, host and device. */
 #define INDEX_MAX_BYTES ((size_t)1 << 28)
@@ -230,8 +240,9 @@ static int cmd_index(bool scatter, int argc, char **argv) {
   }
   printf("checked   %zu bytes of dst's buffer\n", bd);
   if (bad >= 0) {
-    printf("fault     element %lld has %lld: %s\n", (long long)bad, (long long)value,
-           fault == NDX_ERANGE ? fault_text : "NOT REPORTED by ndx_cl_check");
+    printf("fault     the host finds %lld at element %lld of S (C order); ndx_cl_check: %s\n",
+           (long long)value, (long long)bad,
+           fault == NDX_ERANGE ? fault_text : "NOT REPORTED");
     if (differ || fault != NDX_ERANGE) {
       printf("MISMATCH: %zu bytes written by a refused call\n", differ);
       return finish(&r, 1);

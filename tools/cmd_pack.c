@@ -23,7 +23,13 @@ const char tool_pack_usage[] =
     "  --wide     the 64-bit form (ndx_pack_widen) even when the 32-bit one fits\n"
     "\n"
     "exit status: 0 printed; 1 the library refused (e.g. shapes that differ);\n"
-    "2 malformed command line.\n";
+    "2 malformed command line.\n"
+    "\n"
+    "examples:\n"
+    "  $ ndx pack 'shape=[2,3]'\n"
+    "\n"
+    "  a 4-bit transpose's copy, as its kernel receives it:\n"
+    "  $ ndx pack --copy --bits 4 'shape=[3,2]' 'shape=[3,2] strides=[1,3]'\n";
 
 /* Reads word `k` of the pack's words (int32 or int64) as int64. */
 static int64_t word(const unsigned char *words, int wide, int k) {

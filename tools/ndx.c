@@ -10,6 +10,7 @@
  * naming the argument goes to stderr). No input makes it crash: every number
  * is read with overflow checks and every list has a bound. */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@
 
 /* The longest list argument read; a longer one is refused, not cut. */
 #define LIST_TEXT_MAX 4096
-/* Fields in one entry of a list: a window has the most (axis:size:step:dilation). */
+/* Fields of one entry: a window has the most (axis, size, step, dilation). */
 #define FIELDS_MAX 4
 
 /* ---- Usage ------------------------------------------------------------------ */
@@ -59,7 +60,17 @@ static const char usage_text[] =
     "  dtype.bits * dtype.lanes wide, else --bits, else 32 bits.\n"
     "\n"
     "exit status: 0 result printed; 1 the library refused (its reason printed);\n"
-    "2 malformed command line (message on stderr).\n";
+    "2 malformed command line (message on stderr).\n"
+    "\n"
+    "examples (each command's --help has more):\n"
+    "  $ ndx show 'shape=[3,2] strides=[1,3]'\n"
+    "\n"
+    "  $ ndx move 'shape=[3,2] strides=[1,3]' transpose 0 1 reshape 6\n"
+    "  shape=[6] strides=[1] offset=0\n"
+    "\n"
+    "  $ ndx coalesce 'shape=[4,5,2,3]' 'shape=[4,5,2,3] strides=[5,1,60,20]'\n"
+    "  shape=[20,6] strides=[6,1] offset=0\n"
+    "  shape=[20,6] strides=[1,20] offset=0\n";
 
 static const char show_usage[] =
     "usage: ndx show [--json] [--bits N] LAYOUT\n"
@@ -71,7 +82,20 @@ static const char show_usage[] =
     "            every LAYOUT argument reads back (byte_offset = offset * bits / 8;\n"
     "            a sub-byte layout whose offset starts inside a byte has none: exit 1)\n"
     "  --bits N  element width: 1, 2, 4, 8, 16, 32, 64 or 128 (default: the JSON\n"
-    "            dtype's, else 32)\n";
+    "            dtype's, else 32)\n"
+    "\n"
+    "examples:\n"
+    "  $ ndx show 'shape=[1,3] strides=[7,1] offset=5'\n"
+    "  layout      shape=[1,3] strides=[0,1] offset=5\n"
+    "  rank        2\n"
+    "  numel       3\n"
+    "  span        [5, 8)\n"
+    "  contiguous  yes\n"
+    "  fortran     yes\n"
+    "  distinct    yes\n"
+    "\n"
+    "  $ ndx show --json --bits 16 'shape=[3,2] strides=[1,3] offset=4'\n"
+    "  {\"shape\":[3,2],\"strides\":[1,3],\"byte_offset\":8,\"dtype\":{\"code\":\"uint\",\"bits\":16,\"lanes\":1}}\n";
 
 static const char move_usage[] =
     "usage: ndx move LAYOUT MOVE ARGS... [MOVE ARGS...]...\n"
@@ -79,82 +103,140 @@ static const char move_usage[] =
     "Applies the moves in order and prints the resulting layout; a move the\n"
     "library refuses prints its reason and exits 1.\n"
     "\n"
-    "moves (lists are comma-separated, optionally in brackets; [] is empty):\n"
+    "moves:\n"
     "  reshape D0,D1,...                       same element count, no copy\n"
     "  broadcast D0,D1,...                     right-aligned target shape\n"
     "  permute P0,P1,...                       result axis i = old axis Pi\n"
-    "  slice START:COUNT[:STEP],...            one range per axis (STEP 1 if left out)\n"
-    "  window AXIS:SIZE[:STEP[:DILATION]],...  appends one axis per window\n"
+    "  slice 'start=[..] count=[..] step=[..]' one range per axis: count elements\n"
+    "                                          from start, step apart (not Python's\n"
+    "                                          start:stop:step); step=[..] optional,\n"
+    "                                          all 1\n"
+    "  window 'axis=[..] size=[..] step=[..] dilation=[..]'\n"
+    "                                          one window per entry, each appending\n"
+    "                                          an axis of extent size; step=[..] and\n"
+    "                                          dilation=[..] optional, all 1\n"
     "  narrow AXIS START LEN\n"
     "  transpose A B\n"
     "  flip AXIS\n"
     "  squeeze AXIS\n"
     "  unsqueeze AXIS\n"
-    "  e.g.  ndx move 'shape=[3,2] strides=[1,3]' flip 0 reshape 6\n";
+    "D0,D1,... and P0,P1,... are comma-separated, optionally in brackets ([] is\n"
+    "empty). A slice's or a window's fields are lists in brackets with one entry\n"
+    "per axis (per window), in any order, one quoted argument as a LAYOUT is (or\n"
+    "separate words).\n"
+    "\n"
+    "examples:\n"
+    "  $ ndx move 'shape=[3,2] strides=[1,3]' transpose 0 1 reshape 6\n"
+    "  shape=[6] strides=[1] offset=0\n"
+    "\n"
+    "  2 rows from row 1, 2 apart; 3 columns from column 4, backwards by 2:\n"
+    "  $ ndx move 'shape=[4,5]' slice 'start=[1,4] count=[2,3] step=[2,-2]'\n"
+    "  shape=[2,3] strides=[10,-2] offset=9\n"
+    "\n"
+    "  windows of 3 elements, 2 apart, each element 2 from the next:\n"
+    "  $ ndx move 'shape=[10]' window 'axis=[0] size=[3] step=[2] dilation=[2]'\n"
+    "  shape=[3,3] strides=[2,2] offset=0\n"
+    "\n"
+    "  $ ndx move 'shape=[3]' unsqueeze 0 broadcast 2,3 flip 1\n"
+    "  shape=[2,3] strides=[0,-1] offset=2\n";
 
 static const char coalesce_usage[] =
     "usage: ndx coalesce LAYOUT...\n"
     "\n"
     "Coalesces layouts of one shape together (at most NDX_COALESCE_MAX): merges\n"
     "the axes every one of them can merge, drops extent-1 axes, and prints one\n"
-    "layout per line.\n";
+    "layout per line.\n"
+    "\n"
+    "examples:\n"
+    "  a 4-d transpose pair becomes a 2-d one:\n"
+    "  $ ndx coalesce 'shape=[4,5,2,3]' 'shape=[4,5,2,3] strides=[5,1,60,20]'\n"
+    "  shape=[20,6] strides=[6,1] offset=0\n"
+    "  shape=[20,6] strides=[1,20] offset=0\n";
 
 static const char devices_usage[] =
     "usage: ndx devices\n"
     "\n"
     "Lists the OpenCL platforms and their devices. Devices are numbered from 0\n"
-    "across all platforms, as `ndx copy --device N` takes them.\n";
+    "across all platforms, as `ndx copy --device N` takes them.\n"
+#ifdef NDX_TOOL_HAVE_OPENCL
+    "\n"
+    "examples:\n"
+    "  $ ndx devices\n"
+#endif
+    ;
 
 static const char demo_usage[] =
     "usage: ndx demo\n"
     "\n"
     "A short tour: layout moves on the host, then real copies on the default\n"
     "OpenCL device (the first platform, or the first whose name contains\n"
-    "$NDX_CL_PLATFORM), each verified against the host, with the GB/s reached.\n";
+    "$NDX_CL_PLATFORM), each verified against the host, with the GB/s reached.\n"
+    "\n"
+    "examples:\n"
+    "  $ ndx demo\n";
 
 static const char help_usage[] = "usage: ndx help [COMMAND]\n"
                                  "\n"
-                                 "Prints the tool's usage, or COMMAND's.\n";
+                                 "Prints the tool's usage, or COMMAND's.\n"
+                                 "\n"
+                                 "examples:\n"
+                                 "  $ ndx help move\n";
 
 /* ---- Reading lists ------------------------------------------------------------ */
 
 /* A list argument: entries separated by ',', each of `min_fields` to
  * `max_fields` integers separated by ':', the whole optionally in brackets.
- * Fields left out of an entry keep the values of `defaults`. */
+ * Fields left out of an entry keep the values of `defaults`. Lists of one
+ * field are reshape's, broadcast's and permute's; several fields to an entry
+ * (START:COUNT:STEP, AXIS:SIZE:STEP:DILATION) were slice's and window's
+ * old form, read now only to say how to write it (read_fields). */
 typedef struct list_spec {
-  const char *what; /* the argument, for messages: "slice START:COUNT[:STEP],..." */
+  const char *what; /* the argument, for messages: "reshape D0,D1,..." */
   int min_fields, max_fields;
   int64_t lo[FIELDS_MAX], hi[FIELDS_MAX]; /* bounds of each field */
   int64_t defaults[FIELDS_MAX];
 } list_spec;
 
-/* Reads `text` by `spec` into entries[0..*n-1]; at most `max_entries`. A
- * malformed list exits 2 naming the entry and field. */
-static void read_list(const char *text, const list_spec *spec, int max_entries,
-                      int64_t entries[][FIELDS_MAX], int *n) {
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static bool
+fail(char *why, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, size, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+/* Reads `text` by `spec` into entries[0..*n-1]; at most `max_entries`.
+ * False for a malformed list, `why` naming the entry and field. */
+static bool try_read_list(const char *text, const list_spec *spec, int max_entries,
+                          int64_t entries[][FIELDS_MAX], int *n, char *why, size_t why_size) {
   size_t len = strlen(text);
   if (len >= LIST_TEXT_MAX)
-    tool_malformed("%s: the list is %zu characters long, at most %d are read", spec->what, len,
-                   LIST_TEXT_MAX - 1);
+    return fail(why, why_size, "%s: the list is %zu characters long, at most %d are read",
+                spec->what, len, LIST_TEXT_MAX - 1);
   char buf[LIST_TEXT_MAX];
   memcpy(buf, text, len + 1);
   char *s = buf;
   /* Brackets are optional and must pair. */
   if (len > 0 && s[0] == '[') {
     if (s[len - 1] != ']')
-      tool_malformed("%s: '%s' opens '[' but does not close it", spec->what, text);
+      return fail(why, why_size, "%s: '%s' opens '[' but does not close it", spec->what, text);
     s[len - 1] = '\0';
     s++;
   } else if (len > 0 && s[len - 1] == ']') {
-    tool_malformed("%s: '%s' closes ']' but does not open it", spec->what, text);
+    return fail(why, why_size, "%s: '%s' closes ']' but does not open it", spec->what, text);
   }
   *n = 0;
-  if (*s == '\0') return; /* the empty list */
+  if (*s == '\0') return true; /* the empty list */
   for (;;) {
     char *comma = strchr(s, ',');
     if (comma) *comma = '\0';
     if (*n == max_entries)
-      tool_malformed("%s: '%s' has more than %d entries", spec->what, text, max_entries);
+      return fail(why, why_size, "%s: '%s' has more than %d entries", spec->what, text,
+                  max_entries);
     int64_t *e = entries[*n];
     for (int f = 0; f < FIELDS_MAX; f++) e[f] = spec->defaults[f];
     int fields = 0;
@@ -163,29 +245,205 @@ static void read_list(const char *text, const list_spec *spec, int max_entries,
       char *colon = strchr(field, ':');
       if (colon) *colon = '\0';
       if (fields == spec->max_fields)
-        tool_malformed("%s: entry %d of '%s' has more than %d fields", spec->what, *n + 1, text,
-                       spec->max_fields);
+        return fail(why, why_size, "%s: entry %d of '%s' has more than %d field%s", spec->what,
+                    *n + 1, text, spec->max_fields, spec->max_fields == 1 ? "" : "s");
       if (!tool_read_int(field, spec->lo[fields], spec->hi[fields], &e[fields])) {
         char where[64] = "";
         if (spec->max_fields > 1) snprintf(where, sizeof where, " field %d", fields + 1);
         int64_t lo = spec->lo[fields], hi = spec->hi[fields];
         if (lo == INT64_MIN && hi == INT64_MAX)
-          tool_malformed("%s: entry %d%s of '%s': '%s' is not a 64-bit integer", spec->what, *n + 1,
-                         where, text, field);
-        tool_malformed("%s: entry %d%s of '%s': '%s' is not an integer in [%lld, %lld]", spec->what,
-                       *n + 1, where, text, field, (long long)lo, (long long)hi);
+          return fail(why, why_size, "%s: entry %d%s of '%s': '%s' is not a 64-bit integer",
+                      spec->what, *n + 1, where, text, field);
+        return fail(why, why_size, "%s: entry %d%s of '%s': '%s' is not an integer in [%lld, %lld]",
+                    spec->what, *n + 1, where, text, field, (long long)lo, (long long)hi);
       }
       fields++;
       if (!colon) break;
       field = colon + 1;
     }
     if (fields < spec->min_fields)
-      tool_malformed("%s: entry %d of '%s' has %d field%s, at least %d needed", spec->what, *n + 1,
-                     text, fields, fields == 1 ? "" : "s", spec->min_fields);
+      return fail(why, why_size, "%s: entry %d of '%s' has %d field%s, at least %d needed",
+                  spec->what, *n + 1, text, fields, fields == 1 ? "" : "s", spec->min_fields);
     (*n)++;
     if (!comma) break;
     s = comma + 1;
   }
+  return true;
+}
+
+/* try_read_list, or exit 2 with its reason. */
+static void read_list(const char *text, const list_spec *spec, int max_entries,
+                      int64_t entries[][FIELDS_MAX], int *n) {
+  char why[LIST_TEXT_MAX + 256];
+  if (!try_read_list(text, spec, max_entries, entries, n, why, sizeof why))
+    tool_malformed("%s", why);
+}
+
+/* ---- Reading named fields: slice and window ------------------------------------ */
+
+/* The argument of a slice or a window: named lists, one entry per axis (per
+ * window), in the layout text's style and any order, separated by blanks:
+ *   start=[1,4] count=[2,3] step=[2,-2]
+ * The first `required` fields must be given; a field left out takes its
+ * default in every entry. Named, so that no one reads a slice's
+ * {start, count, step} as Python's start:stop:step. */
+typedef struct fields_spec {
+  const char *move; /* "slice" */
+  int nfields, required;
+  const char *names[FIELDS_MAX];
+  int64_t lo[FIELDS_MAX], hi[FIELDS_MAX];
+  int64_t defaults[FIELDS_MAX];
+  const char *per;     /* what an entry is for: "axis", "window" */
+  const char *example; /* a whole argument, for messages */
+  const char *old_note; /* why the old form went */
+  list_spec old;       /* the old colon form, read only to say how to write it now */
+} fields_spec;
+
+static bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* "start, count and step" (`names` of `spec`) into buf. */
+static const char *field_names(char *buf, size_t size, const fields_spec *spec) {
+  buf[0] = '\0';
+  for (int f = 0; f < spec->nfields; f++)
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
+             f == 0 ? "" : f + 1 == spec->nfields ? " and " : ", ", spec->names[f]);
+  return buf;
+}
+
+/* The named form of entries[0..n) into buf: the required fields, and each
+ * other field where an entry's value is not its default. */
+static const char *fields_text(char *buf, size_t size, const fields_spec *spec,
+                               int64_t entries[][FIELDS_MAX], int n) {
+  buf[0] = '\0';
+  for (int f = 0; f < spec->nfields; f++) {
+    bool show = f < spec->required;
+    for (int i = 0; i < n && !show; i++) show = entries[i][f] != spec->defaults[f];
+    if (!show) continue;
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s%s=[", f ? " " : "", spec->names[f]);
+    for (int i = 0; i < n; i++)
+      snprintf(buf + strlen(buf), size - strlen(buf), "%s%lld", i ? "," : "",
+               (long long)entries[i][f]);
+    snprintf(buf + strlen(buf), size - strlen(buf), "]");
+  }
+  return buf;
+}
+
+/* Reads `text` by `spec` into entries[0..*n-1] (at most NDX_MAX_RANK); a
+ * malformed argument exits 2, naming the field and entry. An argument in
+ * the old colon form exits 2 saying how to write it now. */
+static void read_fields(const char *text, const fields_spec *spec, int64_t entries[][FIELDS_MAX],
+                        int *n) {
+  char names[128], example[LIST_TEXT_MAX + 64];
+  field_names(names, sizeof names, spec);
+  if (!strchr(text, '=')) { /* no field named: the old form, or nothing like one */
+    int64_t old[NDX_MAX_RANK][FIELDS_MAX];
+    int k;
+    char why[LIST_TEXT_MAX + 256];
+    if (try_read_list(text, &spec->old, NDX_MAX_RANK, old, &k, why, sizeof why))
+      tool_malformed("move: %s '%s' is the old %s form (%s), no longer read; write %s '%s'",
+                     spec->move, text, spec->old.what, spec->old_note, spec->move,
+                     fields_text(example, sizeof example, spec, old, k));
+    tool_malformed("move: %s '%s': no field named; write the fields %s as NAME=[..], one "
+                   "entry per %s, e.g. %s '%s'",
+                   spec->move, text, names, spec->per, spec->move, spec->example);
+  }
+  int64_t got[FIELDS_MAX][NDX_MAX_RANK];
+  int count[FIELDS_MAX];
+  bool given[FIELDS_MAX] = {false};
+  const char *p = text;
+  for (;;) {
+    while (is_blank(*p)) p++;
+    if (*p == '\0') break;
+    const char *name = p;
+    while (*p && *p != '=' && !is_blank(*p)) p++;
+    int len = (int)(p - name);
+    if (*p != '=')
+      tool_malformed("move: %s '%s': '%.*s' is no field: write NAME=[..] (the fields are %s)",
+                     spec->move, text, len, name, names);
+    int f = 0;
+    while (f < spec->nfields &&
+           !(strlen(spec->names[f]) == (size_t)len && strncmp(spec->names[f], name, len) == 0))
+      f++;
+    if (f == spec->nfields)
+      tool_malformed("move: %s '%s': unknown field '%.*s' (the fields are %s)", spec->move, text,
+                     len, name, names);
+    if (given[f])
+      tool_malformed("move: %s '%s': %s is given twice", spec->move, text, spec->names[f]);
+    given[f] = true;
+    p++; /* '=' */
+    if (*p != '[') {
+      const char *end = p;
+      while (*end && !is_blank(*end)) end++;
+      tool_malformed("move: %s '%s': %s=%.*s: a field's list is written in brackets, as "
+                     "%s=[%.*s]",
+                     spec->move, text, spec->names[f], (int)(end - p), p, spec->names[f],
+                     (int)(end - p), p);
+    }
+    p++;
+    count[f] = 0;
+    while (is_blank(*p)) p++;
+    if (*p == ']') {
+      p++;
+    } else {
+      for (;;) {
+        while (is_blank(*p)) p++;
+        const char *v = p;
+        while (*p && *p != ',' && *p != ']' && !is_blank(*p)) p++;
+        char num[64];
+        int vlen = (int)(p - v);
+        if (count[f] == NDX_MAX_RANK)
+          tool_malformed("move: %s '%s': %s=[..] has more than %d entries", spec->move, text,
+                         spec->names[f], NDX_MAX_RANK);
+        if (vlen == 0)
+          tool_malformed("move: %s '%s': %s=[..] entry %d is empty", spec->move, text,
+                         spec->names[f], count[f] + 1);
+        if (vlen >= (int)sizeof num)
+          tool_malformed("move: %s '%s': %s=[..] entry %d, '%.40s...', is not an integer",
+                         spec->move, text, spec->names[f], count[f] + 1, v);
+        memcpy(num, v, (size_t)vlen);
+        num[vlen] = '\0';
+        if (!tool_read_int(num, spec->lo[f], spec->hi[f], &got[f][count[f]])) {
+          if (spec->lo[f] == INT64_MIN && spec->hi[f] == INT64_MAX)
+            tool_malformed("move: %s '%s': %s=[..] entry %d, '%s', is not a 64-bit integer",
+                           spec->move, text, spec->names[f], count[f] + 1, num);
+          tool_malformed("move: %s '%s': %s=[..] entry %d, '%s', is not an integer in "
+                         "[%lld, %lld]",
+                         spec->move, text, spec->names[f], count[f] + 1, num,
+                         (long long)spec->lo[f], (long long)spec->hi[f]);
+        }
+        count[f]++;
+        while (is_blank(*p)) p++;
+        if (*p == ',') {
+          p++;
+          continue;
+        }
+        if (*p == ']') {
+          p++;
+          break;
+        }
+        tool_malformed("move: %s '%s': %s=[ is not closed by ']'", spec->move, text,
+                       spec->names[f]);
+      }
+    }
+    if (*p && !is_blank(*p))
+      tool_malformed("move: %s '%s': '%s' follows %s=[..] without a blank", spec->move, text, p,
+                     spec->names[f]);
+  }
+  for (int f = 0; f < spec->required; f++)
+    if (!given[f])
+      tool_malformed("move: %s '%s': no %s=[..] (a %s needs %s=[..] and %s=[..])", spec->move, text,
+                     spec->names[f], spec->move, spec->names[0], spec->names[1]);
+  *n = count[0];
+  for (int f = 1; f < spec->nfields; f++)
+    if (given[f] && count[f] != *n)
+      tool_malformed("move: %s '%s': %s=[..] has %d entr%s, %s=[..] %d: one each per %s",
+                     spec->move, text, spec->names[0], *n, *n == 1 ? "y" : "ies", spec->names[f],
+                     count[f], spec->per);
+  for (int i = 0; i < *n; i++)
+    for (int f = 0; f < FIELDS_MAX; f++)
+      entries[i][f] = f < spec->nfields && given[f] ? got[f][i] : spec->defaults[f];
 }
 
 /* ---- Layouts --------------------------------------------------------------- */
@@ -267,8 +525,8 @@ static const move_word move_words[] = {
     {"reshape", MV_RESHAPE, 1, {"D0,D1,..."}},
     {"broadcast", MV_BROADCAST, 1, {"D0,D1,..."}},
     {"permute", MV_PERMUTE, 1, {"P0,P1,..."}},
-    {"slice", MV_SLICE, 1, {"START:COUNT[:STEP],..."}},
-    {"window", MV_WINDOW, 1, {"AXIS:SIZE[:STEP[:DILATION]],..."}},
+    {"slice", MV_SLICE, 1, {"'start=[..] count=[..] step=[..]'"}},
+    {"window", MV_WINDOW, 1, {"'axis=[..] size=[..] step=[..] dilation=[..]'"}},
     {"narrow", MV_NARROW, 3, {"AXIS", "START", "LEN"}},
     {"transpose", MV_TRANSPOSE, 2, {"A", "B"}},
     {"flip", MV_FLIP, 1, {"AXIS"}},
@@ -287,16 +545,49 @@ static const list_spec shape_list = {
     .min_fields = 1, .max_fields = 1, .lo = {INT64_MIN}, .hi = {INT64_MAX}};
 static const list_spec perm_list = {
     .min_fields = 1, .max_fields = 1, .lo = {INT32_MIN}, .hi = {INT32_MAX}};
-static const list_spec slice_list = {.min_fields = 2,
-                                     .max_fields = 3,
-                                     .lo = {INT64_MIN, INT64_MIN, INT64_MIN},
-                                     .hi = {INT64_MAX, INT64_MAX, INT64_MAX},
-                                     .defaults = {0, 0, 1}};
-static const list_spec window_list = {.min_fields = 2,
-                                      .max_fields = 4,
-                                      .lo = {INT32_MIN, INT64_MIN, INT64_MIN, INT64_MIN},
-                                      .hi = {INT32_MAX, INT64_MAX, INT64_MAX, INT64_MAX},
-                                      .defaults = {0, 0, 1, 1}};
+static const fields_spec slice_fields = {
+    .move = "slice",
+    .nfields = 3,
+    .required = 2,
+    .names = {"start", "count", "step"},
+    .lo = {INT64_MIN, INT64_MIN, INT64_MIN},
+    .hi = {INT64_MAX, INT64_MAX, INT64_MAX},
+    .defaults = {0, 0, 1},
+    .per = "axis",
+    .example = "start=[0,3] count=[2,4] step=[1,-1]",
+    .old_note = "COUNT elements, not Python's start:stop:step",
+    .old = {.what = "START:COUNT:STEP",
+            .min_fields = 2,
+            .max_fields = 3,
+            .lo = {INT64_MIN, INT64_MIN, INT64_MIN},
+            .hi = {INT64_MAX, INT64_MAX, INT64_MAX},
+            .defaults = {0, 0, 1}}};
+static const fields_spec window_fields = {
+    .move = "window",
+    .nfields = 4,
+    .required = 2,
+    .names = {"axis", "size", "step", "dilation"},
+    .lo = {INT32_MIN, INT64_MIN, INT64_MIN, INT64_MIN},
+    .hi = {INT32_MAX, INT64_MAX, INT64_MAX, INT64_MAX},
+    .defaults = {0, 0, 1, 1},
+    .per = "window",
+    .example = "axis=[1] size=[3] step=[1] dilation=[2]",
+    .old_note = "not a Python slice",
+    .old = {.what = "AXIS:SIZE:STEP:DILATION",
+            .min_fields = 2,
+            .max_fields = 4,
+            .lo = {INT32_MIN, INT64_MIN, INT64_MIN, INT64_MIN},
+            .hi = {INT32_MAX, INT64_MAX, INT64_MAX, INT64_MAX},
+            .defaults = {0, 0, 1, 1}}};
+
+/* True iff `word` starts with one of spec's field names and '='. */
+static bool names_a_field(const char *word, const fields_spec *spec) {
+  for (int f = 0; f < spec->nfields; f++) {
+    size_t len = strlen(spec->names[f]);
+    if (strncmp(word, spec->names[f], len) == 0 && word[len] == '=') return true;
+  }
+  return false;
+}
 
 /* One move read from the command line, with the arrays its ndx_move points at. */
 typedef struct parsed_move {
@@ -322,21 +613,41 @@ static int parse_move(parsed_move *pm, int argc, char **args, int pos) {
                    w->nargs > 1 ? w->args[1] : "", w->nargs > 2 ? " " : "",
                    w->nargs > 2 ? w->args[2] : "", argc - 1);
   pm->word = w;
+  /* A slice's or window's fields may also come as separate words: the
+   * words after the first that name a field join it. */
+  const fields_spec *fields = w->id == MV_SLICE    ? &slice_fields
+                              : w->id == MV_WINDOW ? &window_fields
+                                                   : NULL;
+  int nargs = w->nargs;
+  while (fields && 1 + nargs < argc && names_a_field(args[1 + nargs], fields)) nargs++;
   int used = snprintf(pm->label, sizeof pm->label, "%s", w->name);
-  for (int a = 0; a < w->nargs && used >= 0 && (size_t)used < sizeof pm->label; a++)
+  for (int a = 0; a < nargs && used >= 0 && (size_t)used < sizeof pm->label; a++)
     used += snprintf(pm->label + used, sizeof pm->label - (size_t)used, " %s", args[1 + a]);
 
   char what[128];
   if (w->nargs == 1 && w->id <= MV_WINDOW) {
     int64_t e[NDX_MAX_RANK][FIELDS_MAX];
     int n = 0;
-    list_spec spec = w->id == MV_PERMUTE  ? perm_list
-                     : w->id == MV_SLICE  ? slice_list
-                     : w->id == MV_WINDOW ? window_list
-                                          : shape_list;
-    snprintf(what, sizeof what, "%s %s", w->name, w->args[0]);
-    spec.what = what;
-    read_list(args[1], &spec, NDX_MAX_RANK, e, &n);
+    if (fields) {
+      char text[LIST_TEXT_MAX];
+      size_t len = 0;
+      for (int a = 0; a < nargs; a++) {
+        size_t k = strlen(args[1 + a]);
+        if (len + k + 1 >= sizeof text)
+          tool_malformed("move: %s: its fields are %zu characters long or more, at most %zu are "
+                         "read",
+                         w->name, len + k + 1, sizeof text - 1);
+        if (a) text[len++] = ' ';
+        memcpy(text + len, args[1 + a], k + 1);
+        len += k;
+      }
+      read_fields(text, fields, e, &n);
+    } else {
+      list_spec spec = w->id == MV_PERMUTE ? perm_list : shape_list;
+      snprintf(what, sizeof what, "%s %s", w->name, w->args[0]);
+      spec.what = what;
+      read_list(args[1], &spec, NDX_MAX_RANK, e, &n);
+    }
     for (int i = 0; i < n; i++) {
       pm->shape[i] = e[i][0];
       pm->perm[i] = (int32_t)e[i][0];
@@ -370,7 +681,7 @@ static int parse_move(parsed_move *pm, int argc, char **args, int pos) {
           tool_arg_int(args[1 + a], what, axis ? INT_MIN : INT64_MIN, axis ? INT_MAX : INT64_MAX);
     }
   }
-  return 1 + w->nargs;
+  return 1 + nargs;
 }
 
 /* Applies a parsed move to `l` into `out`; returns the library's answer. */
@@ -490,8 +801,11 @@ static int demo_host(void) {
   ok &= demo_step("reshape the transpose to [4,3,2,1]:",
                   ndx_reshape(&r, &t, 4, (int64_t[]){4, 3, 2, 1}), NDX_OK, &r);
   ok &= demo_step("flip 1 of the original:", ndx_flip(&v, &a, 1), NDX_OK, &v);
-  ok &= demo_step("slice 0:2,2:2:-1,0:2:3 of the original:",
+  printf("  slice start=[0,2,0] count=[2,2,2]\n");
+  ok &= demo_step("      step=[1,-1,3] of the original:",
                   ndx_slice(&v, &a, (ndx_range[]){{0, 2, 1}, {2, 2, -1}, {0, 2, 3}}), NDX_OK, &v);
+  printf("  %-40s %s\n", "",
+         "(COUNT elements from START, STEP apart: axis 1 takes 2, then 1)");
   ok &= demo_step("broadcast the original to [2,5,4]:",
                   ndx_broadcast(&v, &a, 3, (int64_t[]){2, 5, 4}), NDX_EINVAL, &v);
   ndx_layout row;

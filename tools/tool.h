@@ -144,7 +144,17 @@ int tool_cmd_gather(int argc, char **argv);
 int tool_cmd_scatter(int argc, char **argv);
 int tool_cmd_bench(int argc, char **argv, const char *argv0);
 
-/* Their usage texts, printed by `ndx CMD --help` and `ndx help CMD`. */
+/* Their usage texts, printed by `ndx CMD --help` and `ndx help CMD`.
+ *
+ * Examples in a usage text (every command's, and the tool's own) end it,
+ * under a line "examples:", and are marked so that tests/test_tool.sh finds
+ * and runs each one: a line "  $ ndx ARGS..." is a command, continued on the
+ * next line while it ends with " \"; lines of text may come before it, and
+ * the lines after it up to a blank line are its whole stdout (after their
+ * two-space indent). Examples are separated by blank lines. Every example
+ * must exit 0 and print what it shows; one that shows no output is checked
+ * for its exit status only (device commands, whose output names the device
+ * and the speed). */
 extern const char tool_pack_usage[];
 extern const char tool_copy_usage[];
 extern const char tool_gather_usage[];
