@@ -106,7 +106,7 @@ meson() {
     local a p="" l=""
     for a in "${@:3}"; do
       case $a in
-      --buildtype=release) ;;
+      --buildtype=release | -Dtests=false) ;;
       --prefix=*) p=${a#--prefix=} ;;
       --libdir=*) l=${a#--libdir=} ;;
       *) standin_refuse "meson $*" || return ;;

@@ -7,7 +7,7 @@
 # (nm -D --defined-only) must be the functions declared NDX_API in the
 # headers that belong to it, nothing more and nothing less:
 #   libndx       ndx_layout.h, ndx_iter.h, ndx_sym.h, ndx_pack.h, ndx.h,
-#                ndx_device.h, the generated ndx_version.h, and ndx_dlpack.h
+#                ndx_device.h, ndx_version.h, and ndx_dlpack.h
 #                when the build has DLPack (it installs the header);
 #   libndx_cl    ndx_cl.h;
 #   libndx_cuda  ndx_cuda.h;
@@ -97,7 +97,7 @@ exported() {
 
 inc=$source/include/ndx
 lib_headers=()
-for h in "$inc"/*.h "$build/include/ndx/ndx_version.h"; do
+for h in "$inc"/*.h; do
   case $(basename "$h") in
     ndx_cl.h | ndx_cuda.h | ndx_hip.h | ndx_api.h) ;;
     ndx_dlpack.h) [ "$dlpack" = yes ] && lib_headers+=("$h") ;;

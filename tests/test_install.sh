@@ -27,6 +27,8 @@
 #   - meson: tests/consumers/meson with the source tree as its subproject
 #     subprojects/ndx, built and its programs run.
 # pkg-config is pointed at the root with --define-variable=prefix=ROOT.
+# The README's own install and consumer commands, run as written at
+# $HOME/.local with --libdir=lib, are tests/test_recipe.sh's.
 # Skipped: only what the build lacks (OpenCL, CUDA, HIP, static or shared
 # libraries) and, for the OpenCL programs, a machine with no OpenCL device.
 #
