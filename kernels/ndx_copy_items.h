@@ -42,8 +42,8 @@
  * prefetch of each of their cache lines; nothing elsewhere. `far`
  * (a constant): they are read after a few more rows' worth of other loads,
  * so the lines go to the outer caches only (prefetcht2), which hold more
- * of them in flight than the first level's (a gather's rows prefetched
- * three rows ahead measured 1.1x with this as with prefetcht0).
+ * of them in flight than the first level's (ndx-bench --cl case "embedding
+ * lookup f32 [65536,256] by 32768" shows it against prefetcht0).
  * NDX_PREFETCHES says whether there are any, so that callers skip the work
  * of finding what to prefetch where there are none. */
 #if defined(NDX_OPENCL_C) && defined(__x86_64__)
@@ -66,9 +66,9 @@
  * with no read for ownership of each line and no eviction of what the
  * caches hold. ndx_stream_bytes copies `n` bytes with 16-byte ones. They
  * are weakly ordered: a work-item that streams ends with ndx_stream_fence,
- * once, after its last (a fence after each row of a scatter measured the
- * rows at two thirds of the speed). Elsewhere NDX_STREAM is 0,
- * ndx_stream_fence does nothing and callers copy as usual. */
+ * once, after its last, never once per row (ndx-bench --cl case "scatter
+ * rows f32 32768 into [65536,256]" shows the cost). Elsewhere NDX_STREAM
+ * is 0, ndx_stream_fence does nothing and callers copy as usual. */
 #if defined(NDX_OPENCL_C) && defined(__x86_64__)
 #define NDX_STREAM 1
 NDX_FN void ndx_stream_fence(void) {
@@ -105,12 +105,12 @@ NDX_FN void ndx_stream_fence(void) {}
 /* Side of a transpose tile of `bits`-bit elements: 16 KiB for 8 and 32-bit
  * elements, 32 KiB for 16-bit and 1-bit ones, so that the work of one tile
  * (its index math, the loop set-up) stays small next to its bytes and each
- * source row of a tile is read in runs of 128 bytes or more (on PoCL, fp32
- * 64x64 tiles measured 1.5x the ratio of 32x32 ones on 4096x4096, 16-bit
- * 128x128 1.2x that of 64x64); a 1-bit tile's rows of 512 are one 64-byte
- * line each, which streaming stores write whole (on PoCL, 16384x16384:
- * 0.30-0.37 of the copy, 0.16-0.19 with 256x256 tiles, whose rows are half
- * lines); 64 and 128-bit tiles are 8 and 4 KiB. */
+ * source row of a tile is read in runs of 128 bytes or more (ndx-bench
+ * --cl case "transpose f32 4096x4096" shows it against 32x32 tiles, the
+ * "transpose u16" cases against 64x64 ones); a 1-bit tile's rows of 512
+ * are one 64-byte line each, which streaming stores write whole (case
+ * "transpose u1 16384x16384" shows it against 256x256 tiles, whose rows
+ * are half lines); 64 and 128-bit tiles are 8 and 4 KiB. */
 NDX_FN int ndx_tile_side(int bits) {
   return bits == 1    ? 64 * NDX_TILE
          : bits <= 16 ? 16 * NDX_TILE
@@ -738,7 +738,8 @@ NDX_ITEM_FN void ndx_group_blocks(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
  * OpenCL such a run of 8 to 32 bytes is two overlapping 8- or 16-byte
  * accesses (its first and last bytes; unaligned loads and stores through
  * packed structs, as NDX_LOAD's) rather than a loop that a vectorized
- * compiler leaves to its scalar remainder: rows of 20 bytes measured 1.1x.
+ * compiler leaves to its scalar remainder (ndx-bench --cl case "permute
+ * (0,2,4,6,1,3,5,7) f32 11x9x7x5x11x9x7x5", whose rows are 20 bytes).
  * Otherwise a destination run of stride 1 whose source stride is one of the
  * common small ones (0: a broadcast, -1: a flip, 2: a step-2 slice) gets a
  * loop with that stride as a constant: the compiler vectorizes those (a
@@ -803,10 +804,9 @@ NDX_FN void ndx_copy_run_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd, ND
 /* Copies C-order elements [i0, i1) (bits >= 8): one start by magic division,
  * then runs along the innermost axis; from a row's start, the whole rows and
  * planes left along the next two axes go by two loops that add those axes'
- * strides, with one carry of the odometer after them. On PoCL, a rank-8
- * permutation whose rows are 20 bytes measured 0.57-0.61 of the copy with
- * this and the short runs of ndx_copy_run, against 0.26-0.27 with a carry
- * per row and a loop per run (0.35-0.37 with one loop, along the rows only).
+ * strides, with one carry of the odometer after them: short rows pay the
+ * carry once per plane, not once per row (ndx-bench --cl case "permute
+ * (0,2,4,6,1,3,5,7) f32 11x9x7x5x11x9x7x5", whose rows are 20 bytes).
  * `unit` (a constant) promises innermost strides of 1 on both sides.
  * O(rank + i1 - i0). */
 NDX_FN void ndx_copy_range_wN(NDX_CONSTANT const ndx_pack_head *p,
@@ -1061,9 +1061,10 @@ NDX_FN int ndx_tile_groups_wN(NDX_CONSTANT const ndx_pack_head *p, int bits, ndx
  * I0+ni-1 and columns J0 .. J0+nj-1 of the batch's matrix (g), whose
  * element (0, 0) is at positions bd and bs: in blocks (ndx_group_blocks),
  * element by element where the tile has fewer than L rows or columns.
- * (Streamed line blocks, as ndx_copy_lines writes aligned tiles, measured
- * no faster on a rank-8 permutation of extents 8 whose rows start on
- * lines: what bounds these is the source rows' cache misses.) */
+ * (Streamed line blocks, as ndx_copy_lines writes aligned tiles, do not
+ * pay here: what bounds these is the source rows' cache misses; ndx-bench
+ * --cl case "permute (7,6,5,4,3,2,1,0) f32 8^8", whose rows start on
+ * lines.) */
 NDX_FN void ndx_copy_group_tile_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                    NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, NDX_WORD bd,
                                    NDX_WORD bs, const ndx_tile_rows *g, ndx_i64 I0, ndx_i64 J0,

@@ -7,8 +7,8 @@
  * gather and gather-flip) and their reworks (transpose-32x8, warp-rows;
  * ndx_cuda_args.h describes each). The entries below name today's kernel
  * for every key: those are the kernels measured on an NVIDIA H200
- * (2026-11-30, docs/bench-cuda-h200.txt; the ratio to the in-run
- * cudaMemcpyAsync is noted by each entry). The reworks are tested by the
+ * (2026-11-30, docs/bench-cuda-h200.txt; each entry names the
+ * ndx-bench-cuda cases it runs). The reworks are tested by the
  * host emulator alone (tests/test_cuda_emulate.cu) until `ci/gpu --compare`
  * runs on a GPU and times both for every bench case; an entry then names
  * the winner. Until then they run only where the planner flag
@@ -40,18 +40,18 @@ typedef struct ndx_cuda_choice {
 
 /* The first entry that matches wins; keep width-specific entries first. */
 static const ndx_cuda_choice ndx_cuda_choices[] = {
-    /* 4096x4096 0.51, 4000x3000 0.57, rank 3-5 permutations 0.49-0.52 */
+    /* "transpose fp32 4096x4096", "transpose fp32 4000x3000", the rank 3-5 permutations */
     {NDX_PATH_TRANSPOSE, 32, NDX_CUDA_SHAPE_TILES, NDX_CUDA_TRANSPOSE},
-    /* 3x1000003 0.45, 1000003x3 0.53 */
+    /* "transpose fp32 3x1000003", "transpose fp32 1000003x3" */
     {NDX_PATH_TRANSPOSE, 32, NDX_CUDA_SHAPE_SKINNY, NDX_CUDA_TRANSPOSE},
-    /* [8]^8 reversed 0.33, (1,3,5,7,0,2,4,6) 0.36 */
+    /* "permute rank 8 fp32 [8]^8 reversed", "... [8]^8 (1,3,5,7,0,2,4,6)" */
     {NDX_PATH_TRANSPOSE, 32, NDX_CUDA_SHAPE_GROUPED, NDX_CUDA_TRANSPOSE},
-    /* broadcast columns [4096,1] -> [4096,4096] 0.55 */
+    /* "broadcast columns fp32 [4096,1] -> [4096,4096]" */
     {NDX_PATH_TRANSPOSE, 32, NDX_CUDA_SHAPE_COLUMNS, NDX_CUDA_TRANSPOSE},
-    /* narrow 3-d at an odd column offset 0.34; flip outer, slice of outer
-     * rows 0.95-0.96; broadcast rows 1.50 */
+    /* "narrow 3-d fp32 ..." (an odd column offset), "flip outer fp32 ...", "slice step 2
+     * outer fp32 ...", "broadcast rows fp32 ..." */
     {NDX_PATH_ROWS, 32, NDX_CUDA_SHAPE_LONG_ROWS, NDX_CUDA_ROWS},
-    /* flips inner and 1-d 0.95; slice [:, ::2] 0.68 */
+    /* "flip inner fp32 ...", "flip 1-d fp32 ...", "slice step 2 inner fp32 ..." */
     {NDX_PATH_GATHER, 32, NDX_CUDA_SHAPE_LONG_ROWS, NDX_CUDA_GATHER},
     /* every other width and shape: today's kernels, not measured per key
      * (8-bit 8000x8000's edge strips run transpose) */

@@ -36,8 +36,8 @@
 
 /* How many rows ahead of its copy a copy pass by rows prefetches the
  * source row (ndx_index_ahead): random rows' loads wait for memory, and
- * with one row ahead the prefetches arrive late (on PoCL, two or four rows
- * ahead measured 1.1-1.2x one). */
+ * with one row ahead the prefetches arrive late (ndx-bench --cl case
+ * "embedding lookup f32 [65536,256] by 32768" shows it). */
 #define NDX_PREFETCH_ROWS 3
 
 /* The most bytes of the source row that a take_along_axis work-item
@@ -207,8 +207,8 @@ NDX_ITEM_FN void ndx_index_check_item_wN(NDX_CONSTANT const ndx_pack_head *p,
  * gather, step1 not 0): the prefetch of a later row's source (the walk is
  * at that row's start, `n` elements left), issued before the copy of the
  * rows before it so that the random row's lines are on their way; `far` as
- * NDX_PREFETCH's. (A scatter's rows, prefetched for writing, measured no
- * faster.) */
+ * NDX_PREFETCH's. (Prefetching a scatter's rows for writing does not pay:
+ * ndx-bench --cl case "scatter rows f32 32768 into [65536,256]".) */
 NDX_ITEM_FN void ndx_index_prefetch_row_wN(const ndx_walk_wN *w, NDX_GLOBAL const ndx_u8 *src,
                                            NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
                                            int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,
@@ -224,8 +224,8 @@ NDX_ITEM_FN void ndx_index_prefetch_row_wN(const ndx_walk_wN *w, NDX_GLOBAL cons
  * row (take_along_axis on the innermost axis) and the work-item starts a
  * row: the prefetch of the next row's d elements (NDX_PICKS_PREFETCH_BYTES
  * at most) into the outer caches, so that the items of that row find
- * them there rather than wait on a miss at each random element (on PoCL,
- * take_along_axis's copy pass measured 1.2x). The walk is at the row's
+ * them there rather than wait on a miss at each random element (ndx-bench
+ * --cl case "take_along_axis(1) f32 4096x4096"). The walk is at the row's
  * start; the caller knows a next row exists. */
 NDX_ITEM_FN void ndx_index_prefetch_picks_wN(NDX_CONSTANT const ndx_pack_head *p,
                                              const ndx_walk_wN *w, NDX_GLOBAL const ndx_u8 *src,
@@ -279,8 +279,8 @@ NDX_ITEM_FN void ndx_index_row_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD 
  * the coordinate of the value at index position pos (NDX_VALUE or
  * NDX_VALUE32). Positions in NDX_WORD: each of those sums is a position of
  * its layout, so the 32-bit form's fit in 32 bits, and a vectorized gather
- * takes 32-bit offsets (measured faster than 64-bit ones on an x86 CPU
- * device). */
+ * takes 32-bit offsets, which an x86 CPU device gathers faster than 64-bit
+ * ones (ndx-bench --cl case "take_along_axis(1) f32 4096x4096"). */
 #define NDX_INDEX_ELEMS(SD, SS, SI, S0, S1, VALUE)                                                 \
   for (NDX_WORD t = 0; t < run; t++) {                                                             \
     ndx_i64 k = VALUE(w.pos[2] + t * (SI));                                                        \
@@ -291,7 +291,7 @@ NDX_ITEM_FN void ndx_index_row_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD 
 #define NDX_VALUE(pos) ndx_index_value(ndx_load_index(index, (pos), index_bits) - bias, d, wrap)
 /* The same coordinate where `narrow` (32-bit values, no bias, d < 2^31):
  * in 32-bit arithmetic, which a vectorized loop does in vectors of half the
- * width (on PoCL, take_along_axis's copy pass measured 1.2x the 64-bit). */
+ * width (ndx-bench --cl case "take_along_axis(1) f32 4096x4096"). */
 #define NDX_VALUE32(pos) ndx_index_value32((ndx_i32)ndx_load32(index, (pos)), (ndx_i32)d, wrap)
 
 /* A run of take_along_axis's form (a narrow gather whose source moves by
@@ -299,11 +299,11 @@ NDX_ITEM_FN void ndx_index_row_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD 
  * the compiler vectorizes; then, when none is invalid (the check pass saw
  * to that, unless the index changed since), a loop with no branch, which
  * the compiler vectorizes too: eight source loads in flight at once, not
- * one after the other behind a test each (on PoCL, take_along_axis
- * measured 1.1x the loop of NDX_INDEX_ELEMS). Its coordinates are clamped
- * into [0, d) all the same, so that a value changed since the test still
- * reads inside the row. A run with an invalid value goes as
- * NDX_INDEX_ELEMS. */
+ * one after the other behind a test each (ndx-bench --cl case
+ * "take_along_axis(1) f32 4096x4096", against NDX_INDEX_ELEMS's loop).
+ * Its coordinates are clamped into [0, d) all the same, so that a value
+ * changed since the test still reads inside the row. A run with an invalid
+ * value goes as NDX_INDEX_ELEMS. */
 #define NDX_PICK_ELEMS                                                                             \
   {                                                                                                \
     int bad = 0;                                                                                   \

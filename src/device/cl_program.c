@@ -4,7 +4,7 @@
  * program per kernel family, element width and index form, each built the
  * first time a plan or a gather needs it: a first copy compiles the one
  * kernel it runs, not the whole set (on PoCL each kernel is a separate
- * compile, and the whole set took a minute on a cold cache). The programs
+ * compile of its own, so a build costs what it holds). The programs
  * belong to the context and device: every ndx_cl of the same pair shares
  * them (an entry of `groups`, freed with its last ndx_cl), and each ndx_cl
  * has kernel objects of its own, since clSetKernelArg is not thread-safe on

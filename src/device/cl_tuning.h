@@ -27,9 +27,10 @@
  * when it writes at least three quarters of the device's global memory
  * cache (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE): an output the cache would not
  * keep, sent past it with no read for ownership. (Scatters' rows, at random
- * places of their table, always stream.) On PoCL, the 32 MiB output of an
- * embedding lookup streamed measured 1.2x the plain stores; the 8 MiB one
- * of a 4-bit lookup, which a 32 MiB cache keeps, half. */
+ * places of their table, always stream.) An output the cache keeps is
+ * faster written through it (ndx-bench --cl cases "embedding lookup f32
+ * [65536,256] by 32768", past the cache of a 32 MiB L3, and "embedding
+ * lookup 4-bit [65536,512] by 32768", inside it). */
 #define NDX_CL_STREAM_CACHE_SHARE(cache) ((cache) / 4 * 3)
 #define NDX_CL_INDEX_ELEMS 512
 #define NDX_CL_INDEX_BYTES_ELEMS 16384
@@ -38,9 +39,10 @@
 #define NDX_CL_LOCAL_SIZE 64
 
 /* A contiguous copy of at least this many bytes runs the rows kernel: on
- * PoCL clEnqueueCopyBuffer is one thread's memcpy, about half the
- * bandwidth of a kernel on both cores; below it, the enqueue cost of a
- * kernel (a pack buffer, arguments) outweighs the copy. */
+ * PoCL clEnqueueCopyBuffer is one thread's memcpy, slower than a kernel on
+ * every core (ndx-bench --cl case "contiguous f32", whose copybuf column is
+ * clEnqueueCopyBuffer); below it, the enqueue cost of a kernel (a pack
+ * buffer, arguments) outweighs the copy. */
 #define NDX_CL_KERNEL_COPY_BYTES (1 << 20)
 
 #endif /* NDX_CL_TUNING_H */
