@@ -34,16 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
 readme=$source/examples/README.md
 unset LD_LIBRARY_PATH # the programs find the libraries as a user's would
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { # name, log file
-  n=$((n + 1))
-  failed=$((failed + 1))
-  echo "not ok $n - $1"
-  [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2" | tail -n 40
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "$(dirname "$0")/tap.sh" # ok, not_ok, skip
 finish() {
   echo "1..$n"
   [ "$failed" -eq 0 ]

@@ -45,32 +45,7 @@ CC=${CC:-cc}
 # Every program runs as a user's would: with the loader's default path only.
 unset LD_LIBRARY_PATH
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { # name, log file
-  n=$((n + 1))
-  failed=$((failed + 1))
-  echo "not ok $n - $1"
-  [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2" | tail -n 40
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-# check NAME COMMAND...: one test, the command's output in $tmp/log.
-check() {
-  local name=$1
-  shift
-  if "$@" >"$tmp/log" 2>&1; then ok "$name"; else not_ok "$name" "$tmp/log"; fi
-}
-# run NAME COMMAND...: a program that needs an OpenCL device; its exit 77
-# says there is none (a skip).
-run() {
-  local name=$1 rc
-  shift
-  "$@" >"$tmp/log" 2>&1
-  rc=$?
-  if [ $rc -eq 0 ]; then ok "$name"; elif [ $rc -eq 77 ]; then skip "$name" "no OpenCL device";
-  else not_ok "$name (exit $rc)" "$tmp/log"; fi
-}
+. "$(dirname "$0")/tap.sh" # ok, not_ok, skip, check, run
 # check_if yes|no REASON NAME COMMAND...: check, or (no) skip for REASON.
 check_if() {
   local cond=$1 reason=$2

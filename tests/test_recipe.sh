@@ -46,30 +46,8 @@ export HOME=$tmp/home
 mkdir -p "$HOME"
 prefix=$HOME/.local
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { # NAME [LOG]
-  n=$((n + 1))
-  failed=$((failed + 1))
-  echo "not ok $n - $1"
-  [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/# /' "$2" | tail -n 40
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "$(dirname "$0")/tap.sh" # ok, not_ok, skip, check, run
 bail() { not_ok "$@"; echo "1..$n"; exit 1; }
-check() { # NAME COMMAND...: one test, the command's output in $tmp/log
-  local name=$1
-  shift
-  if "$@" >"$tmp/log" 2>&1; then ok "$name"; else not_ok "$name" "$tmp/log"; fi
-}
-run() { # NAME COMMAND...: as check; exit 77 is a skip (no OpenCL device)
-  local name=$1 rc
-  shift
-  "$@" >"$tmp/log" 2>&1
-  rc=$?
-  if [ $rc -eq 0 ]; then ok "$name"; elif [ $rc -eq 77 ]; then skip "$name" "no OpenCL device";
-  else not_ok "$name (exit $rc)" "$tmp/log"; fi
-}
 
 # block PATTERN: the first ```sh block of README.md with a line matching
 # PATTERN (an extended regular expression), without its fences.

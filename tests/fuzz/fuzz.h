@@ -138,6 +138,31 @@ static inline int64_t fz_position_of(const ndx_layout *l, int64_t k) {
   return oracle_position(l, index);
 }
 
+/* True iff `l` is within the limits every layout argument is checked
+ * against: rank in [0, 32], extents in [0, 2^53] whose non-zero ones
+ * multiply to at most 2^53, (d-1)*|s| within int64 on every axis of extent
+ * d > 1, and then offset 0 when there is no element, else every position in
+ * [0, 2^53). */
+static inline bool fz_made(const ndx_layout *l) {
+  if (l->rank < 0 || l->rank > NDX_MAX_RANK) return false;
+  fz_i128 product = 1, lo = l->offset, hi = l->offset;
+  bool empty = false;
+  for (int a = 0; a < l->rank; a++) {
+    int64_t d = l->shape[a], s = l->strides[a];
+    if (d < 0 || d > NDX_MAX_NUMEL) return false;
+    empty = empty || d == 0;
+    if (d > 0 && (product *= d) > NDX_MAX_NUMEL) return false;
+    if (d <= 1) continue;
+    fz_i128 reach = (fz_i128)(d - 1) * (s < 0 ? -(fz_i128)s : (fz_i128)s);
+    if (reach > INT64_MAX) return false;
+    if (s < 0)
+      lo -= reach;
+    else
+      hi += reach;
+  }
+  return empty ? l->offset == 0 : lo >= 0 && hi < NDX_MAX_NUMEL;
+}
+
 /* Every invariant of a layout an ndx call returned: canonical, within the
  * limits, entries past rank zeroed, a tight span computed independently, and
  * for small layouts (at most FZ_MAX_POSITIONS elements, positions in `fz_pos_a`

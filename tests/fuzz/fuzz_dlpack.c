@@ -44,31 +44,6 @@ static bool width_ok(int64_t w) {
   return false;
 }
 
-/* True iff `l` is within the limits every layout argument is checked
- * against: rank in [0, 32], extents in [0, 2^53] whose non-zero ones
- * multiply to at most 2^53, (d-1)*|s| within int64 on every axis of extent
- * d > 1, and then offset 0 when there is no element, else every position in
- * [0, 2^53). */
-static bool made(const ndx_layout *l) {
-  if (l->rank < 0 || l->rank > NDX_MAX_RANK) return false;
-  fz_i128 product = 1, lo = l->offset, hi = l->offset;
-  bool empty = false;
-  for (int a = 0; a < l->rank; a++) {
-    int64_t d = l->shape[a], s = l->strides[a];
-    if (d < 0 || d > NDX_MAX_NUMEL) return false;
-    empty = empty || d == 0;
-    if (d > 0 && (product *= d) > NDX_MAX_NUMEL) return false;
-    if (d <= 1) continue;
-    fz_i128 reach = (fz_i128)(d - 1) * (s < 0 ? -(fz_i128)s : (fz_i128)s);
-    if (reach > INT64_MAX) return false;
-    if (s < 0)
-      lo -= reach;
-    else
-      hi += reach;
-  }
-  return empty ? l->offset == 0 : lo >= 0 && hi < NDX_MAX_NUMEL;
-}
-
 /* A refusal: a status of the set `want`, the outputs as they were, and a
  * message naming `call`. */
 static void check_refusal(ndx_status st, unsigned want, const char *call, const void *out,
@@ -294,7 +269,7 @@ static unsigned judge_export(const ndx_layout *l, int bits, bool null_t, bool nu
                              bool null_strides) {
   if (null_t) return ST(NDX_EINVAL);
   if (l->offset < 0) return ST(NDX_EUNSUPPORTED); /* checked first */
-  if (!made(l)) return ST(NDX_EINVAL);
+  if (!fz_made(l)) return ST(NDX_EINVAL);
   unsigned want = 0;
   if (l->rank > 0 && (null_shape || null_strides)) want |= ST(NDX_EINVAL);
   bool bits_ok = false;

@@ -64,31 +64,6 @@ static bool bits_ok(int bits) {
   return false;
 }
 
-/* True iff `l` is within the limits every layout argument is checked
- * against: rank in [0, 32], extents in [0, 2^53] whose non-zero ones
- * multiply to at most 2^53, (d-1)*|s| within int64 on every axis of extent
- * d > 1, and then offset 0 when there is no element, else every position in
- * [0, 2^53). */
-static bool made(const ndx_layout *l) {
-  if (l->rank < 0 || l->rank > NDX_MAX_RANK) return false;
-  fz_i128 product = 1, lo = l->offset, hi = l->offset;
-  bool empty = false;
-  for (int a = 0; a < l->rank; a++) {
-    int64_t d = l->shape[a], s = l->strides[a];
-    if (d < 0 || d > NDX_MAX_NUMEL) return false;
-    empty = empty || d == 0;
-    if (d > 0 && (product *= d) > NDX_MAX_NUMEL) return false;
-    if (d <= 1) continue;
-    fz_i128 reach = (fz_i128)(d - 1) * (s < 0 ? -(fz_i128)s : (fz_i128)s);
-    if (reach > INT64_MAX) return false;
-    if (s < 0)
-      lo -= reach;
-    else
-      hi += reach;
-  }
-  return empty ? l->offset == 0 : lo >= 0 && hi < NDX_MAX_NUMEL;
-}
-
 /* ndx_is_distinct's rule (ndx_layout.h): no element, or, with the axes of
  * extent > 1 ordered by |stride| (ties by axis), each |stride| exceeds the
  * reach (d-1)*|s| of the axes before it. */
@@ -140,7 +115,7 @@ static verdict judge(const call *c) {
   if (c->index_bits != 32 && c->index_bits != 64) refuse(&v, NDX_EINVAL, "index_bits");
   unsigned known = NDX_INDEX_WRAP | (c->scatter ? NDX_INDEX_UNIQUE : 0u);
   if (c->flags & ~known) refuse(&v, NDX_EINVAL, "flags");
-  bool dst_ok = made(&c->dst), src_ok = made(&c->src), index_ok = made(&c->index);
+  bool dst_ok = fz_made(&c->dst), src_ok = fz_made(&c->src), index_ok = fz_made(&c->index);
   if (!dst_ok) refuse(&v, NDX_EINVAL, "dst_l");
   if (!src_ok) refuse(&v, NDX_EINVAL, "src_l");
   if (!index_ok) refuse(&v, NDX_EINVAL, "index_l");
@@ -283,7 +258,7 @@ static void break_layout(fz_reader *r, ndx_layout *l) {
 /* A destination that repeats a position: stride 0, or another axis's
  * stride, on an axis of extent > 1. */
 static void repeat_positions(fz_reader *r, ndx_layout *l) {
-  if (!made(l) || l->rank == 0) return;
+  if (!fz_made(l) || l->rank == 0) return;
   int64_t strides[NDX_MAX_RANK];
   memcpy(strides, l->strides, sizeof strides);
   int a = fz_byte(r) % l->rank, b = fz_byte(r) % l->rank;
@@ -295,7 +270,7 @@ static void repeat_positions(fz_reader *r, ndx_layout *l) {
  * changed, on the other side's layout or the index's. */
 static void mismatch(fz_reader *r, call *c) {
   ndx_layout *l = fz_byte(r) % 2 ? &c->index : c->scatter ? &c->dst : &c->src;
-  if (!made(l)) return;
+  if (!fz_made(l)) return;
   int rank = l->rank;
   int64_t shape[NDX_MAX_RANK], strides[NDX_MAX_RANK];
   memcpy(shape, l->shape, sizeof shape);
@@ -334,7 +309,7 @@ static bool decode(fz_reader *r, call *c) {
   pick_layout(r, same.rank, same.shape, &same, &c->index);
   /* broadcast: none, an index_select's (every axis but `axis`), or some */
   uint8_t bb = fz_byte(r) % 4, some = bb == 2 ? fz_byte(r) : 0;
-  if ((bb == 1 || bb == 2) && made(&c->index)) {
+  if ((bb == 1 || bb == 2) && fz_made(&c->index)) {
     int64_t strides[NDX_MAX_RANK];
     memcpy(strides, c->index.strides, sizeof strides);
     for (int a = 0; a < c->index.rank; a++)
