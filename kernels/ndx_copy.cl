@@ -147,12 +147,12 @@ __kernel void ndx_gather(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARG
 #endif
 
 #ifdef NDX_KERNEL_transpose
-/* The width the tile bodies are compiled for: NDX_BITS, but below 8 bits the
+/* The width the tile bodies are compiled for: NDX_BITS, but for 1 bit the
  * pack's (the same value, read at run time), so that the bit-matrix blocks
- * stay loops: given the width as a constant, LLVM unrolls the 1-bit
- * transpose's blocks of 64 vectors only in part, and it runs slower
- * (ndx-bench cases "transpose u1"). */
-#define NDX_TILE_BITS (NDX_BITS < 8 ? (int)p->bits : NDX_BITS)
+ * stay loops: given 1 as a constant, LLVM unrolls the 1-bit transpose's
+ * blocks of 64 vectors only in part, and it runs slower (ndx-bench cases
+ * "transpose u1"); 2 and 4 bits run faster as constants ("transpose u4"). */
+#define NDX_TILE_BITS (NDX_BITS == 1 ? (int)p->bits : NDX_BITS)
 __kernel void ndx_transpose(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {
   NDX_CHECK(tile, NDX_BITS, chunk)
   ndx_copy_tile_item_wN(p, dst, src, NDX_TILE_BITS, (long)get_global_id(0), chunk);

@@ -10,9 +10,9 @@
  * Each is a program of its own per element width and index form, built the
  * first time a call needs it and shared by every ndx_cl of the same context
  * and device. On PoCL (a 2-core Xeon, `ndx copy` in a new process, ndx-bench
- * has no case for it) a first copy with a cold kernel cache takes 0.9 to
- * 1.5 s for 8 bits and up, 4.5 s for a sub-byte transpose, and a first gather
- * 3.4 s (two kernels); with PoCL's disk cache holding them, 0.05 to 0.09 s.
+ * has no case for it) a first copy with a cold kernel cache takes 0.8 to
+ * 1.7 s, 4 s for a 1-bit transpose, and a first gather 2.9 s (two kernels);
+ * with PoCL's disk cache holding them, 0.05 to 0.07 s.
  * A plan or copy whose kernel is built costs no build.
  * ndx_cl_set_build_callback tells a program when a build starts and ends, so
  * that a tool can say what it compiles; the library prints nothing.
