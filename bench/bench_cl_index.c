@@ -41,8 +41,8 @@ static const index_case index_cases[] = {
      false},
     {"scatter-unique", "scatter rows f32 {rows} into [{table},{dim}] UNIQUE", true, K_ROWS, 32,
      65536, 32768, 256, NDX_INDEX_UNIQUE, false},
-    {"scatter", "scatter rows f32 {rows} into [{table},{dim}]", true, K_ROWS, 32, 65536, 32768,
-     256, 0, false},
+    {"scatter", "scatter rows f32 {rows} into [{table},{dim}]", true, K_ROWS, 32, 65536, 32768, 256,
+     0, false},
     {"index-check", "embedding f32 with check / without", false, K_ROWS, 32, 65536, 32768, 256, 0,
      true},
 };

@@ -119,7 +119,8 @@ static inline const char *oracle_fault_message_wrong(const char *msg, const ndx_
              (long long)index_l->shape[a]);
   snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "])");
   if (strncmp(m, shape, strlen(shape)) != 0) return "not \" of index_l's shape [..])\"";
-  if (oracle_position(index_l, at) != (int64_t)p) return "index_l's position of the coordinates is not P";
+  if (oracle_position(index_l, at) != (int64_t)p)
+    return "index_l's position of the coordinates is not P";
   return NULL;
 }
 

@@ -668,8 +668,8 @@ Test(cl_faults, every_failing_call_of_a_copy_leaks_nothing) {
   cl_mem ms = filled(1024);
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     cl_mem warm = filled(1024); /* the case's kernel built before the census */
-    cr_assert_eq(ndx_cl_copy(env.cl, env.queue, warm, cases[k].d, ms, cases[k].s, cases[k].bits,
-                             0, NULL, NULL),
+    cr_assert_eq(ndx_cl_copy(env.cl, env.queue, warm, cases[k].d, ms, cases[k].s, cases[k].bits, 0,
+                             NULL, NULL),
                  NDX_OK, "%s", ndx_last_error());
     clFinish(env.queue);
     clReleaseMemObject(warm);
@@ -808,15 +808,19 @@ Test(cl_faults, the_bounds_check_build_catches_what_the_host_let_through) {
     ndx_status want;    /* NDX_ERANGE: the kernel's report */
     const char *kernel; /* the kernel it names */
   } cases[] = {
-      {&c, &t, 8, true, NDX_ERANGE, "ndx_transpose for 8-bit elements"},      /* 256 bytes into 128 */
-      {&rows_d, &rows, 16, true, NDX_ERANGE, "ndx_rows for 16-bit elements"}, /* 384 bytes into 128 */
+      {&c, &t, 8, true, NDX_ERANGE, "ndx_transpose for 8-bit elements"}, /* 256 bytes into 128 */
+      {&rows_d, &rows, 16, true, NDX_ERANGE,
+       "ndx_rows for 16-bit elements"},                      /* 384 bytes into 128 */
       {&line, &line, 128, true, NDX_EDEVICE, "buffer path"}, /* OpenCL's own check */
       {&strided, &line, 32, true, NDX_ERANGE, "ndx_gather for 32-bit elements"},
       {&c, &c, 1, true, NDX_OK, "1-bit, 32 bytes: fits"},
-      {&line, &strided, 8, false, NDX_ERANGE, "ndx_gather for 8-bit elements"}, /* reads 298 of 128 */
-      {&strided, &line, 4, true, NDX_ERANGE, "ndx_bytes for 4-bit elements"},   /* 149 bytes into 128 */
+      {&line, &strided, 8, false, NDX_ERANGE,
+       "ndx_gather for 8-bit elements"}, /* reads 298 of 128 */
+      {&strided, &line, 4, true, NDX_ERANGE,
+       "ndx_bytes for 4-bit elements"}, /* 149 bytes into 128 */
       {&c, &t, 4, true, NDX_OK, "4-bit transpose, 128 bytes: fits"},
-      {&c, &t, 128, false, NDX_ERANGE, "ndx_transpose for 128-bit elements"}, /* reads 4096 of 128 */
+      {&c, &t, 128, false, NDX_ERANGE,
+       "ndx_transpose for 128-bit elements"}, /* reads 4096 of 128 */
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     for (int wait = 0; wait < 2; wait++) { /* reported by the enqueue; by ndx_cl_check */

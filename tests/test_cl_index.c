@@ -572,8 +572,8 @@ Test(cl_index, a_fault_names_the_index_buffers_element) {
                    "ndx_cl_gather: index[1] is 11, outside [0, 10) for axis 0 of src_l: the call "
                    "wrote nothing (index[1]: element 1 of the index buffer, read at [1,0] of "
                    "index_l's shape [3,4])");
-  cr_assert_eq(ndx_cl_gather(env.cl, env.queue, mo, &out_l, mt, &table_l, 0, mb, &back_l, 32, 0,
-                             32, 0, NULL, NULL),
+  cr_assert_eq(ndx_cl_gather(env.cl, env.queue, mo, &out_l, mt, &table_l, 0, mb, &back_l, 32, 0, 32,
+                             0, NULL, NULL),
                NDX_OK, "%s", ndx_last_error());
   cr_assert_eq(ndx_cl_check(env.cl), NDX_ERANGE);
   cr_assert_str_eq(ndx_last_error(),

@@ -51,8 +51,8 @@ Test(index_fault, a_broadcast_index_names_its_own_element) {
                    "wrote nothing (index[1]: element 1 of the index buffer, read at [1,0] of "
                    "index_l's shape [3,4])");
   int32_t buf[3] = {2, 11, 5};
-  cr_assert_null(oracle_fault_message_wrong(ndx_last_error(), &index_l, (const uint8_t *)buf, 32,
-                                            10, 0));
+  cr_assert_null(
+      oracle_fault_message_wrong(ndx_last_error(), &index_l, (const uint8_t *)buf, 32, 10, 0));
 }
 
 /* A row index broadcast along the rows, [3,4] strides [0,1]: the check pass
@@ -74,8 +74,8 @@ Test(index_fault, a_strided_index_at_an_offset_with_a_negative_stride) {
   ndx_index_site site = site_of(true, &index_l, 5, 0);
   int64_t coord[2], pos;
   cr_assert(ndx_index_site_locate(&site, 4, coord, &pos));
-  cr_assert(coord[0] == 1 && coord[1] == 1 && pos == 3, "[%lld,%lld] at %lld",
-            (long long)coord[0], (long long)coord[1], (long long)pos);
+  cr_assert(coord[0] == 1 && coord[1] == 1 && pos == 3, "[%lld,%lld] at %lld", (long long)coord[0],
+            (long long)coord[1], (long long)pos);
   ndx_index_fault(&site, 4, 5);
   cr_assert_str_eq(ndx_last_error(),
                    "ndx_cl_scatter: index[3] is 5, outside [0, 5) for axis 0 of dst_l: the call "
@@ -121,8 +121,8 @@ Test(index_fault, every_element_of_random_layouts) {
 /* Rank 0 (a site no gather or scatter makes, as the axis needs one, but the
  * message holds): the only element, at index_l's offset. */
 Test(index_fault, rank_0) {
-  ndx_index_site site = {.call = "ndx_cuda_gather", .axis = 0, .rank = 0, .d = 4,
-                         .index_offset = 9};
+  ndx_index_site site = {
+      .call = "ndx_cuda_gather", .axis = 0, .rank = 0, .d = 4, .index_offset = 9};
   int64_t pos, coord[1];
   cr_assert(ndx_index_site_locate(&site, 0, coord, &pos));
   cr_assert_eq(pos, 9);

@@ -35,8 +35,7 @@ const char tool_gather_usage[] =
     "\n"
     "One ndx_cl_gather on an OpenCL device: DST and INDEX have one shape S, SRC has\n"
     "S's extents except on axis A, and dst[i] = src[i with axis A := index[i]].\n" INDEX_COMMON
-        INDEX_EXIT
-    "\n"
+        INDEX_EXIT "\n"
     "examples:\n"
     "  4 rows of a table of 10 by a 1-d index broadcast to S (index_select):\n"
     "  $ ndx gather --axis 0 'shape=[4,3]' 'shape=[10,3]' 'shape=[4,3] strides=[1,0]'\n"
@@ -52,8 +51,7 @@ const char tool_scatter_usage[] =
     "One ndx_cl_scatter on an OpenCL device: SRC and INDEX have one shape S, DST has\n"
     "S's extents except on axis A, and dst[i with axis A := index[i]] = src[i], the\n"
     "last in C order winning.\n" INDEX_COMMON
-    "  --unique        NDX_INDEX_UNIQUE: the caller promises no duplicate targets\n" INDEX_EXIT
-    "\n"
+    "  --unique        NDX_INDEX_UNIQUE: the caller promises no duplicate targets\n" INDEX_EXIT "\n"
     "examples:\n"
     "  3 rows into slots 5, 1 and 5 of 8: the last row sent to slot 5 wins:\n"
     "  $ ndx scatter --axis 0 --values 5,1,5 'shape=[8,2]' 'shape=[3,2]' \\\n"
@@ -241,8 +239,7 @@ static int cmd_index(bool scatter, int argc, char **argv) {
   printf("checked   %zu bytes of dst's buffer\n", bd);
   if (bad >= 0) {
     printf("fault     the host finds %lld at element %lld of S (C order); ndx_cl_check: %s\n",
-           (long long)value, (long long)bad,
-           fault == NDX_ERANGE ? fault_text : "NOT REPORTED");
+           (long long)value, (long long)bad, fault == NDX_ERANGE ? fault_text : "NOT REPORTED");
     if (differ || fault != NDX_ERANGE) {
       printf("MISMATCH: %zu bytes written by a refused call\n", differ);
       return finish(&r, 1);

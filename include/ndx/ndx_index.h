@@ -28,9 +28,9 @@
  * and the valid range: "index[P] is V, outside [0, d) for axis A of src_l"
  * with P the element's position in the index buffer (what the caller's own
  * ids[P] holds), then where index_l's shape reads it ("[1,0] of index_l's
- * shape [3,4]": a broadcast index reads one element at many places). Copies queued after a faulty call run
- * as usual. Whatever the index buffer holds, no access falls outside the
- * three layouts' spans. */
+ * shape [3,4]": a broadcast index reads one element at many places). Copies queued after a faulty
+ * call run as usual. Whatever the index buffer holds, no access falls outside the three layouts'
+ * spans. */
 #ifndef NDX_INDEX_H
 #define NDX_INDEX_H
 

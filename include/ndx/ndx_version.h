@@ -24,7 +24,7 @@
 /* "MAJOR.MINOR.PATCH", made from the three numbers above. */
 #define NDX_VERSION_QUOTE_(s) #s
 #define NDX_VERSION_EXPAND_(major, minor, patch) NDX_VERSION_QUOTE_(major.minor.patch)
-#define NDX_VERSION_STRING \
+#define NDX_VERSION_STRING                                                                         \
   NDX_VERSION_EXPAND_(NDX_VERSION_MAJOR, NDX_VERSION_MINOR, NDX_VERSION_PATCH)
 /* MAJOR * 10000 + MINOR * 100 + PATCH, as ndx_version() returns it. */
 #define NDX_VERSION_NUMBER (NDX_VERSION_MAJOR * 10000 + NDX_VERSION_MINOR * 100 + NDX_VERSION_PATCH)

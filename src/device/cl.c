@@ -30,7 +30,7 @@ struct ndx_cl_plan {
   ndx_cl *cl;
   ndx_copy_path path;
   int wide;
-  bool unchecked; /* NDX_CL_PLAN_UNCHECKED */
+  bool unchecked;       /* NDX_CL_PLAN_UNCHECKED */
   char kernel_name[40]; /* in bounds-check reports */
   cl_kernel kernel;
   cl_mem pack;
@@ -109,7 +109,8 @@ const char *ndx_cl_error_name(cl_int e) {
 }
 
 ndx_status ndx_cl_fail(const char *fn, const char *call, cl_int e) {
-  return ndx_set_error(NDX_EDEVICE, "%s: %s failed: %d (%s)", fn, call, (int)e, ndx_cl_error_name(e));
+  return ndx_set_error(NDX_EDEVICE, "%s: %s failed: %d (%s)", fn, call, (int)e,
+                       ndx_cl_error_name(e));
 }
 
 /* ---- Objects ---------------------------------------------------------------- */
@@ -542,7 +543,8 @@ static ndx_status enqueue_kernel(const char *fn, const ndx_cl_plan *plan, cl_com
   if (NDX_BOUNDS_CHECK) {
     ndx_status s = ndx_cl_report_new(cl, fn, &c);
     if (s != NDX_OK) return s;
-    snprintf(c->kernel, sizeof c->kernel, "%s%s", plan->kernel_name, plan->wide ? ", 64-bit form" : "");
+    snprintf(c->kernel, sizeof c->kernel, "%s%s", plan->kernel_name,
+             plan->wide ? ", 64-bit form" : "");
     c->size[0] = bd->size;
     c->size[1] = bs->size;
   }
