@@ -95,7 +95,9 @@ static const char show_usage[] =
     "  distinct    yes\n"
     "\n"
     "  $ ndx show --json --bits 16 'shape=[3,2] strides=[1,3] offset=4'\n"
-    "  {\"shape\":[3,2],\"strides\":[1,3],\"byte_offset\":8,\"dtype\":{\"code\":\"uint\",\"bits\":16,\"lanes\":1}}\n";
+    "  "
+    "{\"shape\":[3,2],\"strides\":[1,3],\"byte_offset\":8,\"dtype\":{\"code\":\"uint\",\"bits\":16,"
+    "\"lanes\":1}}\n";
 
 static const char move_usage[] =
     "usage: ndx move LAYOUT MOVE ARGS... [MOVE ARGS...]...\n"
@@ -293,10 +295,10 @@ typedef struct fields_spec {
   const char *names[FIELDS_MAX];
   int64_t lo[FIELDS_MAX], hi[FIELDS_MAX];
   int64_t defaults[FIELDS_MAX];
-  const char *per;     /* what an entry is for: "axis", "window" */
-  const char *example; /* a whole argument, for messages */
+  const char *per;      /* what an entry is for: "axis", "window" */
+  const char *example;  /* a whole argument, for messages */
+  const char *old_form; /* the old colon form, read only to say how to write it now */
   const char *old_note; /* why the old form went */
-  list_spec old;       /* the old colon form, read only to say how to write it now */
 } fields_spec;
 
 static bool is_blank(char c) {
@@ -308,7 +310,10 @@ static const char *field_names(char *buf, size_t size, const fields_spec *spec) 
   buf[0] = '\0';
   for (int f = 0; f < spec->nfields; f++)
     snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
-             f == 0 ? "" : f + 1 == spec->nfields ? " and " : ", ", spec->names[f]);
+             f == 0                   ? ""
+             : f + 1 == spec->nfields ? " and "
+                                      : ", ",
+             spec->names[f]);
   return buf;
 }
 
@@ -338,12 +343,17 @@ static void read_fields(const char *text, const fields_spec *spec, int64_t entri
   char names[128], example[LIST_TEXT_MAX + 64];
   field_names(names, sizeof names, spec);
   if (!strchr(text, '=')) { /* no field named: the old form, or nothing like one */
+    /* the old form: the fields in order, colon-separated, the required ones first */
+    list_spec colons = {spec->old_form, spec->required, spec->nfields, {0}, {0}, {0}};
+    memcpy(colons.lo, spec->lo, sizeof colons.lo);
+    memcpy(colons.hi, spec->hi, sizeof colons.hi);
+    memcpy(colons.defaults, spec->defaults, sizeof colons.defaults);
     int64_t old[NDX_MAX_RANK][FIELDS_MAX];
     int k;
     char why[LIST_TEXT_MAX + 256];
-    if (try_read_list(text, &spec->old, NDX_MAX_RANK, old, &k, why, sizeof why))
+    if (try_read_list(text, &colons, NDX_MAX_RANK, old, &k, why, sizeof why))
       tool_malformed("move: %s '%s' is the old %s form (%s), no longer read; write %s '%s'",
-                     spec->move, text, spec->old.what, spec->old_note, spec->move,
+                     spec->move, text, spec->old_form, spec->old_note, spec->move,
                      fields_text(example, sizeof example, spec, old, k));
     tool_malformed("move: %s '%s': no field named; write the fields %s as NAME=[..], one "
                    "entry per %s, e.g. %s '%s'",
@@ -545,40 +555,29 @@ static const list_spec shape_list = {
     .min_fields = 1, .max_fields = 1, .lo = {INT64_MIN}, .hi = {INT64_MAX}};
 static const list_spec perm_list = {
     .min_fields = 1, .max_fields = 1, .lo = {INT32_MIN}, .hi = {INT32_MAX}};
-static const fields_spec slice_fields = {
-    .move = "slice",
-    .nfields = 3,
-    .required = 2,
-    .names = {"start", "count", "step"},
-    .lo = {INT64_MIN, INT64_MIN, INT64_MIN},
-    .hi = {INT64_MAX, INT64_MAX, INT64_MAX},
-    .defaults = {0, 0, 1},
-    .per = "axis",
-    .example = "start=[0,3] count=[2,4] step=[1,-1]",
-    .old_note = "COUNT elements, not Python's start:stop:step",
-    .old = {.what = "START:COUNT:STEP",
-            .min_fields = 2,
-            .max_fields = 3,
-            .lo = {INT64_MIN, INT64_MIN, INT64_MIN},
-            .hi = {INT64_MAX, INT64_MAX, INT64_MAX},
-            .defaults = {0, 0, 1}}};
-static const fields_spec window_fields = {
-    .move = "window",
-    .nfields = 4,
-    .required = 2,
-    .names = {"axis", "size", "step", "dilation"},
-    .lo = {INT32_MIN, INT64_MIN, INT64_MIN, INT64_MIN},
-    .hi = {INT32_MAX, INT64_MAX, INT64_MAX, INT64_MAX},
-    .defaults = {0, 0, 1, 1},
-    .per = "window",
-    .example = "axis=[1] size=[3] step=[1] dilation=[2]",
-    .old_note = "not a Python slice",
-    .old = {.what = "AXIS:SIZE:STEP:DILATION",
-            .min_fields = 2,
-            .max_fields = 4,
-            .lo = {INT32_MIN, INT64_MIN, INT64_MIN, INT64_MIN},
-            .hi = {INT32_MAX, INT64_MAX, INT64_MAX, INT64_MAX},
-            .defaults = {0, 0, 1, 1}}};
+static const fields_spec slice_fields = {.move = "slice",
+                                         .nfields = 3,
+                                         .required = 2,
+                                         .names = {"start", "count", "step"},
+                                         .lo = {INT64_MIN, INT64_MIN, INT64_MIN},
+                                         .hi = {INT64_MAX, INT64_MAX, INT64_MAX},
+                                         .defaults = {0, 0, 1},
+                                         .per = "axis",
+                                         .example = "start=[0,3] count=[2,4] step=[1,-1]",
+                                         .old_form = "START:COUNT:STEP",
+                                         .old_note =
+                                             "COUNT elements, not Python's start:stop:step"};
+static const fields_spec window_fields = {.move = "window",
+                                          .nfields = 4,
+                                          .required = 2,
+                                          .names = {"axis", "size", "step", "dilation"},
+                                          .lo = {INT32_MIN, INT64_MIN, INT64_MIN, INT64_MIN},
+                                          .hi = {INT32_MAX, INT64_MAX, INT64_MAX, INT64_MAX},
+                                          .defaults = {0, 0, 1, 1},
+                                          .per = "window",
+                                          .example = "axis=[1] size=[3] step=[1] dilation=[2]",
+                                          .old_form = "AXIS:SIZE:STEP:DILATION",
+                                          .old_note = "not a Python slice"};
 
 /* True iff `word` starts with one of spec's field names and '='. */
 static bool names_a_field(const char *word, const fields_spec *spec) {
@@ -804,8 +803,7 @@ static int demo_host(void) {
   printf("  slice start=[0,2,0] count=[2,2,2]\n");
   ok &= demo_step("      step=[1,-1,3] of the original:",
                   ndx_slice(&v, &a, (ndx_range[]){{0, 2, 1}, {2, 2, -1}, {0, 2, 3}}), NDX_OK, &v);
-  printf("  %-40s %s\n", "",
-         "(COUNT elements from START, STEP apart: axis 1 takes 2, then 1)");
+  printf("  %-40s %s\n", "", "(COUNT elements from START, STEP apart: axis 1 takes 2, then 1)");
   ok &= demo_step("broadcast the original to [2,5,4]:",
                   ndx_broadcast(&v, &a, 3, (int64_t[]){2, 5, 4}), NDX_EINVAL, &v);
   ndx_layout row;

@@ -17,10 +17,6 @@
 #include "cl_tuning.h"
 #include "host/ndx_internal.h"
 
-#ifndef NDX_BOUNDS_CHECK
-#define NDX_BOUNDS_CHECK 0
-#endif
-
 /* Each family's kernel name (ndx_<name>) and the widths it has (bit w:
  * 1 << w bits; 0: one kernel for every width, in slot 0). */
 static const struct {
