@@ -80,4 +80,9 @@ int bench_host(const bench_opts *opts);
  * bench-cl.png into $NDX_BENCH_OUT (default: the current folder). */
 int bench_cl(const bench_opts *opts);
 
+/* bench_gpu_model: ndx-bench-cuda's copy cases through the gpu-shaped
+ * kernels' bodies on the host, their memory requests by Nsight Compute's
+ * measures (gpu_model.h); prints, returns 0. */
+int bench_gpu_model(const bench_opts *opts);
+
 #endif /* NDX_BENCH_H */

@@ -153,6 +153,7 @@ int bench_cl(const bench_opts *opts) {
   bool csv_written = report_close(&e, csvp);
 
   if (!opts->only) run_small(&e);
+  run_kv_cache(&e, opts->only);
   env_close(&e);
   print_load("at end");
 

@@ -75,6 +75,7 @@ typedef enum op_kind {
   OP_PLAN,
   OP_COPY,
   OP_INDEX,
+  OP_INDEX_PLAN,
   OP_KERNEL,
   OP_COPYBUF,
   OP_RECT,
@@ -93,12 +94,14 @@ typedef struct op {
   int axis;
   unsigned index_flags, internal;
   bool scatter;
+  ndx_cl_index_plan *iplan;        /* OP_INDEX_PLAN (dst, src, index) */
   cl_kernel kernel;                /* OP_KERNEL, arguments set */
   size_t global, local;            /* OP_KERNEL; local 0: the runtime's choice */
   size_t src_off, dst_off, bytes;  /* OP_COPYBUF */
   size_t so[3], dox[3], region[3]; /* OP_RECT: origins (bytes, rows, slices), region */
   size_t srp, ssp, drp, dsp;       /* OP_RECT: pitches */
   size_t m, n, lda, ldb;           /* OP_CLBLAST */
+  bool finish_each;                /* clFinish after every operation: each timed end to end */
   bool failed;
   char why[512];
 } op;
@@ -281,5 +284,9 @@ void run_index_cases(env *e, const char *only);
 /* ---- Small copies: the cost of one call (bench_cl_small.c) ----------------------- */
 
 void run_small(env *e);
+
+/* The cost of one KV-cache row write through an index plan against a raw
+ * enqueue (bench_cl_small.c), when `only` is NULL or in its name. */
+void run_kv_cache(env *e, const char *only);
 
 #endif /* NDX_BENCH_CL_H */

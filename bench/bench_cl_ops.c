@@ -30,6 +30,9 @@ static bool op_enqueue(op *o) {
                            o->src_l, o->axis, o->index, o->index_l, 32, o->index_flags, o->bits, 0,
                            NULL, NULL);
     break;
+  case OP_INDEX_PLAN:
+    s = ndx_cl_index_plan_enqueue(o->iplan, q, o->dst, o->src, o->index, 0, NULL, NULL);
+    break;
   case OP_KERNEL:
     err = clEnqueueNDRangeKernel(q, o->kernel, 1, NULL, &o->global, o->local ? &o->local : NULL, 0,
                                  NULL, NULL);
@@ -70,7 +73,10 @@ static bool op_enqueue(op *o) {
 /* bench_fn: n operations, then one clFinish. */
 void op_run(void *ctx, int64_t n) {
   op *o = ctx;
-  for (int64_t i = 0; i < n && !o->failed; i++) op_enqueue(o);
+  for (int64_t i = 0; i < n && !o->failed; i++) {
+    op_enqueue(o);
+    if (o->finish_each && i + 1 < n) clFinish(o->e->q);
+  }
   cl_int err = clFinish(o->e->q);
   if (err != CL_SUCCESS && !o->failed) {
     snprintf(o->why, sizeof o->why, "clFinish: %s", cl_err(err));

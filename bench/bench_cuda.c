@@ -14,12 +14,13 @@
  * bytes once, as for the copy. A sample of elements of each result is
  * checked against the host definition.
  *
- * --compare plans every copy case twice, with today's kernels and with the
- * reworks forced (NDX_CUDA_PLAN_NEW: transpose-32x8, warp-rows), times the
- * copy, today's and the rework back to back in each repetition, and prints
- * both ratios and the winner (what kernels/ndx_cuda_select.h should name);
- * a case the reworks do not reach says "same". Gathers and scatters are left
- * out there.
+ * --compare plans every copy case three times, with today's kernels, with
+ * the reworks forced (NDX_CUDA_PLAN_NEW: transpose-32x8, warp-rows) and for
+ * the gpu-shaped kernels that OpenCL's gpu shape runs (src/device/
+ * cuda_gpu.h), times the copy and each back to back in each repetition, and
+ * prints the ratios and the winner (what kernels/ndx_cuda_select.h should
+ * name: "gpu" when the gpu-shaped kernels win); a case the reworks do not
+ * reach has no rework column. Gathers and scatters are left out there.
  *
  * Then the gathers and scatters (ndx_cuda_gather, ndx_cuda_scatter: the
  * embedding lookup of an fp32 and a 4-bit table, take_along_axis on the
@@ -44,8 +45,10 @@
 #include <cuda_runtime_api.h>
 
 #include "../src/device/cuda_index_plan.h"
+#include "../src/device/cuda_gpu.h"
 #include "../src/device/cuda_plan.h"
 #include "../tests/oracle.h"
+#include "gpu_cases.h"
 #include "ndx/ndx_cuda.h"
 
 typedef struct bench_cuda_opts {
@@ -54,12 +57,7 @@ typedef struct bench_cuda_opts {
   int compare; /* today's kernels against the reworks */
 } bench_cuda_opts;
 
-typedef struct bcase {
-  const char *name, *group;
-  double target; /* ratio to reach (0: none) */
-  int bits;
-  ndx_layout dst, src;
-} bcase;
+typedef gpu_case bcase;
 
 #define MAX_CASES 40
 static bcase cases[MAX_CASES];
@@ -74,128 +72,6 @@ static ndx_layout contig(int rank, const int64_t *shape) {
   ndx_layout l;
   if (ndx_contiguous(&l, rank, shape) != NDX_OK) die("ndx_contiguous");
   return l;
-}
-
-static bcase *add(const char *name, const char *group, double target, int bits) {
-  if (ncases == MAX_CASES) {
-    fprintf(stderr, "bench_cuda: too many cases\n");
-    exit(1);
-  }
-  bcase *c = &cases[ncases++];
-  c->name = name, c->group = group, c->target = target, c->bits = bits;
-  return c;
-}
-
-/* dst contiguous `shape`; src the C-order tensor of the permuted shape, seen
- * through the inverse permutation (what x.permute(perm).contiguous() copies). */
-static void add_permute(const char *name, const char *group, double target, int bits, int rank,
-                        const int64_t *shape, const int32_t *perm) {
-  bcase *c = add(name, group, target, bits);
-  int64_t parent[NDX_MAX_RANK];
-  int32_t inv[NDX_MAX_RANK];
-  for (int a = 0; a < rank; a++) parent[a] = shape[perm[a]], inv[perm[a]] = a;
-  ndx_layout p = contig(rank, parent);
-  if (ndx_permute(&c->src, &p, inv) != NDX_OK) die("ndx_permute");
-  c->dst = contig(rank, shape);
-}
-
-static void add_transpose(const char *name, const char *group, double target, int bits,
-                          int64_t rows, int64_t cols) {
-  int64_t s[2] = {rows, cols};
-  int32_t t[2] = {1, 0};
-  add_permute(name, group, target, bits, 2, s, t);
-}
-
-static void build_cases(void) {
-  const int64_t M = 16777216; /* fp32 elements in 64 MiB */
-  bcase *c;
-  c = add("contiguous fp32 [16777216]", "contiguous", 0.95, 32);
-  c->dst = c->src = contig(1, &M);
-  {
-    int64_t p[2] = {4096, 8192};
-    ndx_range r[2] = {{0, 4096, 1}, {0, 4096, 2}};
-    c = add("slice step 2 inner fp32 [4096,8192][:, ::2]", "slice", 0.85, 32);
-    ndx_layout l = contig(2, p);
-    if (ndx_slice(&c->src, &l, r) != NDX_OK) die("ndx_slice");
-    c->dst = contig(2, c->src.shape);
-  }
-  {
-    int64_t p[2] = {8192, 4096};
-    ndx_range r[2] = {{0, 4096, 2}, {0, 4096, 1}};
-    c = add("slice step 2 outer fp32 [8192,4096][::2]", "slice", 0.85, 32);
-    ndx_layout l = contig(2, p);
-    if (ndx_slice(&c->src, &l, r) != NDX_OK) die("ndx_slice");
-    c->dst = contig(2, c->src.shape);
-  }
-  {
-    int64_t p[3] = {256, 260, 260};
-    ndx_range r[3] = {{0, 256, 1}, {2, 256, 1}, {3, 256, 1}};
-    c = add("narrow 3-d fp32 [256,260,260][:, 2:258, 3:259]", "slice", 0.85, 32);
-    ndx_layout l = contig(3, p);
-    if (ndx_slice(&c->src, &l, r) != NDX_OK) die("ndx_slice");
-    c->dst = contig(3, c->src.shape);
-  }
-  {
-    int64_t row[2] = {1, 4096}, col[2] = {4096, 1}, full[2] = {4096, 4096};
-    c = add("broadcast rows fp32 [1,4096] -> [4096,4096]", "broadcast", 0.85, 32);
-    ndx_layout l = contig(2, row);
-    if (ndx_broadcast(&c->src, &l, 2, full) != NDX_OK) die("ndx_broadcast");
-    c->dst = contig(2, full);
-    c = add("broadcast columns fp32 [4096,1] -> [4096,4096]", "broadcast", 0.85, 32);
-    l = contig(2, col);
-    if (ndx_broadcast(&c->src, &l, 2, full) != NDX_OK) die("ndx_broadcast");
-    c->dst = contig(2, full);
-  }
-  {
-    int64_t s[2] = {4096, 4096};
-    ndx_layout l = contig(2, s);
-    c = add("flip inner fp32 [4096,4096][:, ::-1]", "flip", 0.85, 32);
-    if (ndx_flip(&c->src, &l, 1) != NDX_OK) die("ndx_flip");
-    c->dst = l;
-    c = add("flip outer fp32 [4096,4096][::-1]", "flip", 0.85, 32);
-    if (ndx_flip(&c->src, &l, 0) != NDX_OK) die("ndx_flip");
-    c->dst = l;
-    c = add("flip 1-d fp32 [16777216][::-1]", "flip", 0.85, 32);
-    ndx_layout v = contig(1, &M);
-    if (ndx_flip(&c->src, &v, 0) != NDX_OK) die("ndx_flip");
-    c->dst = v;
-  }
-  add_transpose("transpose fp32 4096x4096", "transpose fp32", 0.85, 32, 4096, 4096);
-  add_transpose("transpose fp32 4000x3000", "transpose fp32", 0.85, 32, 4000, 3000);
-  add_transpose("transpose fp32 3x1000003", "transpose fp32", 0.85, 32, 3, 1000003);
-  add_transpose("transpose fp32 1000003x3", "transpose fp32", 0.85, 32, 1000003, 3);
-  {
-    int64_t s3[3] = {256, 256, 256};
-    int32_t p3[3] = {2, 1, 0};
-    add_permute("permute rank 3 fp32 [256]^3 (2,1,0)", "permute", 0.70, 32, 3, s3, p3);
-    int32_t q3[3] = {1, 2, 0};
-    add_permute("permute rank 3 fp32 [256]^3 (1,2,0)", "permute", 0.70, 32, 3, s3, q3);
-    int64_t s4[4] = {64, 64, 64, 64};
-    int32_t p4[4] = {0, 2, 3, 1};
-    add_permute("permute rank 4 fp32 [64]^4 (0,2,3,1) NCHW->NHWC", "permute", 0.70, 32, 4, s4, p4);
-    int32_t q4[4] = {3, 2, 1, 0};
-    add_permute("permute rank 4 fp32 [64]^4 (3,2,1,0)", "permute", 0.70, 32, 4, s4, q4);
-    int64_t s5[5] = {16, 32, 32, 32, 32};
-    int32_t p5[5] = {4, 1, 3, 0, 2};
-    add_permute("permute rank 5 fp32 [16,32,32,32,32] (4,1,3,0,2)", "permute", 0.70, 32, 5, s5, p5);
-    int64_t s8[8] = {8, 8, 8, 8, 8, 8, 8, 8};
-    int32_t p8[8] = {7, 6, 5, 4, 3, 2, 1, 0};
-    add_permute("permute rank 8 fp32 [8]^8 reversed", "permute", 0.70, 32, 8, s8, p8);
-    int32_t q8[8] = {1, 3, 5, 7, 0, 2, 4, 6};
-    add_permute("permute rank 8 fp32 [8]^8 (1,3,5,7,0,2,4,6)", "permute", 0.70, 32, 8, s8, q8);
-    int64_t o8[8] = {5, 7, 9, 11, 5, 7, 9, 11};
-    int32_t r8[8] = {7, 1, 5, 3, 6, 0, 4, 2};
-    add_permute("permute rank 8 fp32 [5,7,9,11,5,7,9,11] (7,1,5,3,6,0,4,2)", "permute", 0.70, 32, 8,
-                o8, r8);
-  }
-  add_transpose("transpose 4-bit 8192x16384", "transpose sub-byte", 0.5, 4, 8192, 16384);
-  add_transpose("transpose 4-bit 16384x8192", "transpose sub-byte", 0.5, 4, 16384, 8192);
-  add_transpose("transpose 2-bit 16384x16384", "transpose sub-byte", 0, 2, 16384, 16384);
-  add_transpose("transpose 1-bit 16384x32768", "transpose sub-byte", 0, 1, 16384, 32768);
-  add_transpose("transpose 8-bit 8192x8192", "transpose 8/16-bit", 0.80, 8, 8192, 8192);
-  add_transpose("transpose 16-bit 4096x8192", "transpose 8/16-bit", 0.80, 16, 4096, 8192);
-  add_transpose("transpose 8-bit 8000x8000", "transpose 8/16-bit", 0.80, 8, 8000, 8000);
-  add_transpose("transpose 16-bit 5000x6000", "transpose 8/16-bit", 0.80, 16, 5000, 6000);
 }
 
 /* ---- Timing ------------------------------------------------------------------- */
@@ -218,7 +94,8 @@ static int cmp_double(const void *a, const void *b) {
 typedef struct icase icase;
 
 typedef struct timing_ctx {
-  const ndx_cuda_plan *plan; /* NULL: cudaMemcpyAsync of `bytes`, or the call `ix` */
+  const ndx_cuda_plan *plan; /* NULL: cudaMemcpyAsync of `bytes`, `gpu` or the call `ix` */
+  const ndx_cuda_gpu_plan *gpu;
   void *dst;
   const void *src;
   size_t bytes;
@@ -231,6 +108,9 @@ static void launch_index(const timing_ctx *t, cudaStream_t s);
 static void launch(const timing_ctx *t, cudaStream_t s) {
   if (t->ix) {
     launch_index(t, s);
+  } else if (t->gpu) {
+    if (ndx_cuda_gpu_plan_launch(t->gpu, s, t->dst, t->src) != NDX_OK)
+      die("ndx_cuda_gpu_plan_launch");
   } else if (!t->plan) {
     CHECK(cudaMemcpyAsync(t->dst, t->src, t->bytes, cudaMemcpyDeviceToDevice, s));
   } else if (ndx_cuda_plan_launch(t->plan, s, t->dst, t->src) != NDX_OK) {
@@ -259,7 +139,7 @@ static void time_back_to_back(const timing_ctx *t, int n, const bench_cuda_opts 
   for (int k = 0; k < n; k++)
     for (int i = 0; i < 2; i++) launch(&t[k], s);
   CHECK(cudaStreamSynchronize(s));
-  double v[3][MAX_REPS], q[MAX_REPS];
+  double v[4][MAX_REPS], q[MAX_REPS];
   int reps = o->reps < MAX_REPS ? o->reps : MAX_REPS;
   for (int r = 0; r < reps; r++)
     for (int k = 0; k < n; k++) {
@@ -451,8 +331,8 @@ static int run_index_cases(const bench_cuda_opts *o, cudaStream_t stream, FILE *
     /* the ceiling copies half the bytes moved, src to dst (both buffers
      * bound it; the ratio compares rates) */
     size_t half = moved / 2, room = nd < ns ? nd : ns;
-    timing_ctx t[2] = {{NULL, dd, ds, half < room ? half : room, NULL, NULL},
-                       {NULL, dd, ds, moved, c, di}};
+    timing_ctx t[2] = {{.dst = dd, .src = ds, .bytes = half < room ? half : room},
+                       {.dst = dd, .src = ds, .bytes = moved, .ix = c, .index = di}};
     double copied = (double)t[0].bytes * 2, ms2[2], r2[2];
     time_back_to_back(t, 2, o, stream, ms2, r2);
     double ms_copy = ms2[0], ms = ms2[1];
@@ -504,21 +384,23 @@ static void kernel_names(const ndx_cuda_plan *plan, const bench_bufs *b, char *o
              ndx_cuda_step_name(&steps[k]));
 }
 
-/* Launches `plan` once into a cleared destination; the sampled elements
- * that differ from the definition. */
-static int check_plan(const bcase *c, const ndx_cuda_plan *plan, cudaStream_t stream,
-                      const bench_bufs *b) {
+/* Launches `t` (a plan of either kind) once into a cleared destination;
+ * the sampled elements that differ from the definition. */
+static int check_launch(const bcase *c, const timing_ctx *t, cudaStream_t stream,
+                        const bench_bufs *b) {
   CHECK(cudaMemset(b->dd, 0, b->dmax));
-  if (ndx_cuda_plan_launch(plan, stream, b->dd, b->ds) != NDX_OK) die(c->name);
+  launch(t, stream);
   CHECK(cudaMemcpy(b->hd, b->dd, span_bytes(&c->dst, c->bits), cudaMemcpyDeviceToHost));
   return check_sample(c, b->hd, b->hs);
 }
 
-/* Times one copy case (with --compare, today's kernels and the reworks)
- * back to back with the ceiling; prints its line and adds to the counts. */
+/* Times one copy case (with --compare, today's kernels, the reworks and
+ * the gpu-shaped kernels of kernels/ndx_copy_gpu.h) back to back with the
+ * ceiling; prints its line and adds to the counts. */
 static void run_copy_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t stream,
                           const bench_bufs *b, FILE *csv, int *below, int *wrong) {
   ndx_cuda_plan *plan[2] = {NULL, NULL};
+  ndx_cuda_gpu_plan *gpu = NULL;
   char kernels[2][64];
   int nplans = 1;
   if (ndx_cuda_plan_create_flags(&plan[0], &c->dst, &c->src, c->bits, 0) != NDX_OK) die(c->name);
@@ -529,15 +411,20 @@ static void run_copy_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t
       die(c->name);
     kernel_names(plan[1], b, kernels[1], sizeof kernels[1]);
     nplans = strcmp(kernels[0], kernels[1]) ? 2 : 1;
+    if (ndx_cuda_gpu_plan_create(&gpu, &c->dst, &c->src, c->bits) != NDX_OK) die(c->name);
   }
   size_t bytes = (size_t)((ndx_numel(&c->dst) * c->bits + 7) / 8);
-  timing_ctx t[3] = {{NULL, b->dd, b->ds, bytes, NULL, NULL},
-                     {plan[0], b->dd, b->ds, bytes, NULL, NULL},
-                     {plan[1], b->dd, b->ds, bytes, NULL, NULL}};
-  double ms[3], ratio[3];
-  time_back_to_back(t, 1 + nplans, o, stream, ms, ratio);
+  timing_ctx t[4] = {{.dst = b->dd, .src = b->ds, .bytes = bytes},
+                     {.plan = plan[0], .dst = b->dd, .src = b->ds, .bytes = bytes},
+                     {.plan = plan[nplans - 1], .dst = b->dd, .src = b->ds, .bytes = bytes},
+                     {.gpu = gpu, .dst = b->dd, .src = b->ds, .bytes = bytes}};
+  if (gpu && nplans == 1) t[2] = t[3]; /* the gpu shape third, without a rework */
+  int timed = 1 + nplans + (gpu != NULL);
+  double ms[4], ratio[4];
+  time_back_to_back(t, timed, o, stream, ms, ratio);
+  double gpu_ratio = gpu ? ratio[timed - 1] : 0;
   int bad = 0;
-  for (int k = 0; k < nplans; k++) bad += check_plan(c, plan[k], stream, b);
+  for (int k = 1; k < timed; k++) bad += check_launch(c, &t[k], stream, b);
   *wrong += bad > 0;
   double best = nplans == 2 && ratio[2] > ratio[1] ? ratio[2] : ratio[1];
   bool low = c->target > 0 && best < c->target;
@@ -546,15 +433,20 @@ static void run_copy_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t
   if (c->target > 0) snprintf(target, sizeof target, "%.2f%s", c->target, low ? " LOW" : "");
   const char *path = ndx_cuda_plan_path(plan[0]);
   if (o->compare) {
-    const char *winner = nplans == 1 ? "same" : ratio[2] > ratio[1] ? "new" : "today";
+    double top = nplans == 2 && ratio[2] > ratio[1] ? ratio[2] : ratio[1];
+    const char *winner = gpu_ratio > top       ? "gpu"
+                         : nplans == 1         ? "same"
+                         : ratio[2] > ratio[1] ? "new"
+                                               : "today";
     char r2[16] = "-";
     if (nplans == 2) snprintf(r2, sizeof r2, "%.2f", ratio[2]);
-    printf("%-52s %-9s %-22s %6.2f %-22s %6s %-7s %6s%s\n", c->name, path, kernels[0], ratio[1],
-           nplans == 2 ? kernels[1] : "-", r2, winner, target, bad ? "  WRONG RESULT" : "");
+    printf("%-52s %-9s %-22s %6.2f %-22s %6s %-9s %6.2f %-7s %6s%s\n", c->name, path, kernels[0],
+           ratio[1], nplans == 2 ? kernels[1] : "-", r2, ndx_cuda_gpu_plan_path(gpu), gpu_ratio,
+           winner, target, bad ? "  WRONG RESULT" : "");
     if (csv)
-      fprintf(csv, "\"%s\",%s,%d,%s,%s,%.4f,%s,%s,%s,%.2f,%d\n", c->name, c->group, c->bits, path,
-              kernels[0], ratio[1], nplans == 2 ? kernels[1] : "", nplans == 2 ? r2 : "", winner,
-              c->target, bad);
+      fprintf(csv, "\"%s\",%s,%d,%s,%s,%.4f,%s,%s,%s,%.4f,%s,%.2f,%d\n", c->name, c->group, c->bits,
+              path, kernels[0], ratio[1], nplans == 2 ? kernels[1] : "", nplans == 2 ? r2 : "",
+              ndx_cuda_gpu_plan_path(gpu), gpu_ratio, winner, c->target, bad);
   } else {
     double gbps = bytes / ms[1] / 1e6, copy_gbps = bytes / ms[0] / 1e6;
     printf("%-52s %-9s %-22s %8.1f %8.0f %8.0f %6.2f %6s%s\n", c->name, path, kernels[0],
@@ -566,6 +458,7 @@ static void run_copy_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t
   }
   fflush(stdout);
   for (int k = 0; k < 2; k++) ndx_cuda_plan_destroy(plan[k]);
+  ndx_cuda_gpu_plan_destroy(gpu);
 }
 
 int bench_cuda_run(const bench_cuda_opts *o) {
@@ -578,7 +471,7 @@ int bench_cuda_run(const bench_cuda_opts *o) {
   }
   struct cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  build_cases();
+  ncases = gpu_cases(cases, MAX_CASES);
   size_t dmax = 0, smax = 0;
   for (int i = 0; i < ncases; i++) {
     size_t d = span_bytes(&cases[i].dst, cases[i].bits),
@@ -604,8 +497,8 @@ int bench_cuda_run(const bench_cuda_opts *o) {
   FILE *csv = o->csv ? fopen(o->csv, "w") : NULL;
   if (o->csv && !csv) fprintf(stderr, "bench_cuda: cannot write %s\n", o->csv);
   if (csv && o->compare)
-    fprintf(csv, "case,group,bits,path,kernels,ratio,new_kernels,new_ratio,winner,target,"
-                 "sample_errors\n");
+    fprintf(csv, "case,group,bits,path,kernels,ratio,new_kernels,new_ratio,gpu_path,gpu_ratio,"
+                 "winner,target,sample_errors\n");
   else if (csv)
     fprintf(csv, "case,group,bits,path,kernels,bytes,ms,gbps,memcpy_ms,memcpy_gbps,ratio,target,"
                  "sample_errors\n");
@@ -614,8 +507,8 @@ int bench_cuda_run(const bench_cuda_opts *o) {
          prop.name, prop.major, prop.minor, prop.multiProcessorCount, o->reps, o->inner,
          o->compare ? "; today's kernels against the reworks (NDX_CUDA_PLAN_NEW)" : "");
   if (o->compare)
-    printf("%-52s %-9s %-22s %6s %-22s %6s %-7s %6s\n", "case", "path", "kernels", "ratio",
-           "new kernels", "ratio", "winner", "target");
+    printf("%-52s %-9s %-22s %6s %-22s %6s %-9s %6s %-7s %6s\n", "case", "path", "kernels", "ratio",
+           "new kernels", "ratio", "gpu shape", "ratio", "winner", "target");
   else
     printf("%-52s %-9s %-22s %8s %8s %8s %6s %6s\n", "case", "path", "kernels", "MiB", "GB/s",
            "copy", "ratio", "target");

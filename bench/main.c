@@ -17,6 +17,8 @@ typedef struct section {
  * lacks has no function: asked for, it is refused; by default, passed over. */
 static const section sections[] = {
     {"--host", "layout calls, moves, coalescing and ndx_iter on the host", bench_host},
+    {"--gpu-model", "the gpu-shaped kernels' memory requests on an H100, modelled on the host",
+     bench_gpu_model},
 #ifdef NDX_BENCH_HAVE_OPENCL
     {"--cl", "ndx_cl_copy against the device's copy bandwidth and peers (OpenCL)", bench_cl},
 #else
@@ -32,12 +34,13 @@ static void usage(FILE *f) {
       "usage: ndx-bench [SECTION...] [--quick] [--reps N] [--out DIR] [--cases TEXT]\n\nsections "
       "(all when none "
       "is named):\n");
-  for (int i = 0; i < NSECTIONS; i++) fprintf(f, "  %-8s %s\n", sections[i].flag, sections[i].what);
+  for (int i = 0; i < NSECTIONS; i++)
+    fprintf(f, "  %-11s %s\n", sections[i].flag, sections[i].what);
   fprintf(f, "\n  --quick  3 short repetitions: a smoke run, not a measurement\n"
              "  --reps N timed repetitions (median reported; default 15)\n"
              "  --out DIR where sections write their files (CSV, PNG; default .)\n"
-             "  --cases TEXT  --cl: only the copy, gather and scatter cases whose name\n"
-             "           contains TEXT (no per-call costs)\n");
+             "  --cases TEXT  --cl, --gpu-model: only the copy, gather and scatter cases\n"
+             "           whose name contains TEXT (no per-call costs)\n");
 }
 
 int main(int argc, char **argv) {

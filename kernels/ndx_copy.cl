@@ -1,15 +1,20 @@
 /* ndx_copy.cl: ndx's copy kernels, thin wrappers over the work-item bodies
- * of ndx_copy_items.h (kernels/, beside this file; it includes ndx_device.h).
+ * of two shapes (kernels/, beside this file; both include ndx_device.h):
+ * the cpu shape of ndx_copy_items.h, where a work-item copies a long run by
+ * itself, and the gpu shape of ndx_copy_gpu.h, where adjacent work-items
+ * take adjacent elements and transposes go through work-group memory.
  *
  * One source, many programs: each build defines NDX_WIDE (0: int32 packs,
- * 1: int64 packs), NDX_BITS (the element width) and NDX_KERNEL_<name> for
- * the one kernel it holds, so that a first copy compiles only what it runs.
- * Every kernel takes the pack of ndx_pack_copy (as a __constant buffer, since
- * two rank-32 layouts pass the 1024-byte parameter guarantee), the two
- * buffers' first bytes and, for the chunked ones, the work per work-item.
- * One work-item = one call of a body; work-items past the end return.
- * Names ending in _wN are the program's form (ndx_device.h, Index width).
+ * 1: int64 packs), NDX_BITS (the element width), NDX_KERNEL_<name> for the
+ * one kernel it holds, so that a first copy compiles only what it runs, and
+ * NDX_SHAPE_GPU for the gpu shape. Every kernel takes its launch descriptor
+ * with the pack of ndx_pack_copy after it (ndx_launch.h; a __constant
+ * buffer, since two rank-32 layouts pass the 1024-byte parameter
+ * guarantee) and the two buffers' first bytes. Names ending in _wN are the
+ * program's form (ndx_device.h, Index width).
  *
+ *   cpu shape      work-item i does the i-th `chunk` of the work, work-items
+ *                  past the end return:
  *   ndx_rows       C-order elements [i*chunk, (i+1)*chunk), innermost
  *                  strides 1 on both sides (NDX_BITS 8 .. 128)
  *   ndx_gather     the same with any strides
@@ -17,15 +22,21 @@
  *                  (NDX_BITS 1 .. 128; below 8 only where the tiles own their
  *                  destination bytes, ndx_copy_tiles_own_bytes)
  *   ndx_bytes      destination bytes [first + i*chunk, ...) (NDX_BITS 1, 2, 4)
- *   ndx_positions  operand 0 and 1 positions of every index (for tests)
+ *
+ *   gpu shape      the same four kernels over the descriptor's units, each
+ *                  work-item taking every launch-size-th (ndx_copy_gpu.h)
+ *
+ *   ndx_positions  operand 0 and 1 positions of every index (for tests; it
+ *                  takes the pack alone)
  *
  * Built with -DNDX_BOUNDS_CHECK (meson option bounds_check), every copy
  * kernel takes three more arguments, the two buffers' sizes in bytes and a
  * __global uint status[8], and before copying walks the positions of every
  * element its work-item is given, on both sides: the bytes an element
  * occupies (for 1, 2 and 4 bits, the byte holding its bits) must lie in its
- * buffer. A work-item with an element outside copies nothing, and the first
- * such work-item to claim status[0] (0 -> 1) records what it found:
+ * buffer. A cpu-shape work-item with an element outside copies nothing, a
+ * gpu-shape work-item skips each access outside, and the first work-item
+ * to claim status[0] (0 -> 1) records what it found:
  *   status[1]     operand: 0 dst, 1 src
  *   status[2..3]  the element's position (low, high 32 bits)
  *   status[4..5]  the end of its bytes: the buffer size it needs
@@ -35,6 +46,7 @@
  * checking elements checks every byte a work-item reads or writes. Without
  * the macro the kernels are exactly the unchecked ones. */
 #include "ndx_copy_items.h"
+#include "ndx_launch.h"
 
 #define NDX_PACK_ARG __constant const ndx_pack_head *p
 #define NDX_BUFFER_ARGS __global uchar *restrict dst, __global const uchar *restrict src
@@ -129,20 +141,69 @@ NDX_FN int ndx_check_tile(NDX_PACK_ARG, int bits, long item, long chunk, ulong d
 #define NDX_CHECK(kind, B, chunk)
 #endif
 
-/* Each program holds the one kernel its build options name (src/device/cl.c
- * builds a program per family, width and form when a plan first needs it),
- * for elements of NDX_BITS bits. */
+/* Each program holds the one kernel its build options name (src/device/
+ * cl_program.c builds a program per shape, family, width and form when a
+ * plan first needs it), for elements of NDX_BITS bits. Every copy kernel
+ * takes its launch descriptor, with the pack after it (ndx_launch.h). */
+#define NDX_LAUNCH_ARGS __constant const ndx_launch *d, NDX_BUFFER_ARGS NDX_CHECK_ARGS
+
+#ifdef NDX_SHAPE_GPU
+/* The gpu shape (kernels/ndx_copy_gpu.h). */
+#include "ndx_copy_gpu.h"
+
+#ifdef NDX_BOUNDS_CHECK
+#define NDX_GPU_GUARD ndx_gpu_guard g = {{dst_size, src_size}, status, (long)get_global_id(0)};
+#else
+#define NDX_GPU_GUARD ndx_gpu_guard g = {0};
+#endif
+
 #ifdef NDX_KERNEL_rows
-__kernel void ndx_rows(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {
-  NDX_CHECK(range, NDX_BITS, chunk)
-  ndx_copy_range_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), chunk, 1);
+__kernel void ndx_rows(NDX_LAUNCH_ARGS) {
+  NDX_GPU_GUARD
+  ndx_gpu_rows_wN(d, dst, src, NDX_BITS, &g);
 }
 #endif
 
 #ifdef NDX_KERNEL_gather
-__kernel void ndx_gather(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {
-  NDX_CHECK(range, NDX_BITS, chunk)
-  ndx_copy_range_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), chunk, 0);
+__kernel void ndx_gather(NDX_LAUNCH_ARGS) {
+  NDX_GPU_GUARD
+  ndx_gpu_gather_wN(d, dst, src, NDX_BITS, &g);
+}
+#endif
+
+#ifdef NDX_KERNEL_transpose
+__kernel void ndx_transpose(NDX_LAUNCH_ARGS) {
+  __local ulong2 tile[(NDX_GPU_TILE_BYTES(NDX_BITS) + 15) / 16];
+  NDX_GPU_GUARD
+  ndx_gpu_transpose_wN(d, (__local uchar *)tile, dst, src, NDX_BITS, &g);
+}
+#endif
+
+#ifdef NDX_KERNEL_bytes
+__kernel void ndx_bytes(NDX_LAUNCH_ARGS) {
+  NDX_GPU_GUARD
+  ndx_gpu_bytes_wN(d, dst, src, NDX_BITS, &g);
+}
+#endif
+
+#else
+/* The cpu shape (kernels/ndx_copy_items.h): work-item i does the i-th
+ * `chunk` of the work. */
+#define NDX_CPU_PACK __constant const ndx_pack_head *p = ndx_launch_pack(d);
+
+#ifdef NDX_KERNEL_rows
+__kernel void ndx_rows(NDX_LAUNCH_ARGS) {
+  NDX_CPU_PACK
+  NDX_CHECK(range, NDX_BITS, d->chunk)
+  ndx_copy_range_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), d->chunk, 1);
+}
+#endif
+
+#ifdef NDX_KERNEL_gather
+__kernel void ndx_gather(NDX_LAUNCH_ARGS) {
+  NDX_CPU_PACK
+  NDX_CHECK(range, NDX_BITS, d->chunk)
+  ndx_copy_range_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), d->chunk, 0);
 }
 #endif
 
@@ -153,17 +214,20 @@ __kernel void ndx_gather(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARG
  * blocks of 64 vectors only in part, and it runs slower (ndx-bench cases
  * "transpose u1"); 2 and 4 bits run faster as constants ("transpose u4"). */
 #define NDX_TILE_BITS (NDX_BITS == 1 ? (int)p->bits : NDX_BITS)
-__kernel void ndx_transpose(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {
-  NDX_CHECK(tile, NDX_BITS, chunk)
-  ndx_copy_tile_item_wN(p, dst, src, NDX_TILE_BITS, (long)get_global_id(0), chunk);
+__kernel void ndx_transpose(NDX_LAUNCH_ARGS) {
+  NDX_CPU_PACK
+  NDX_CHECK(tile, NDX_BITS, d->chunk)
+  ndx_copy_tile_item_wN(p, dst, src, NDX_TILE_BITS, (long)get_global_id(0), d->chunk);
 }
 #endif
 
 #ifdef NDX_KERNEL_bytes
-__kernel void ndx_bytes(NDX_PACK_ARG, NDX_BUFFER_ARGS, long chunk NDX_CHECK_ARGS) {
-  NDX_CHECK(bytes, NDX_BITS, chunk)
-  ndx_copy_bytes_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), chunk);
+__kernel void ndx_bytes(NDX_LAUNCH_ARGS) {
+  NDX_CPU_PACK
+  NDX_CHECK(bytes, NDX_BITS, d->chunk)
+  ndx_copy_bytes_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), d->chunk);
 }
+#endif
 #endif
 
 #ifdef NDX_KERNEL_positions

@@ -18,6 +18,11 @@
 #define ndx_cuda_gather ndx_hip_gather
 #define ndx_cuda_scatter ndx_hip_scatter
 #define ndx_cuda_check ndx_hip_check
+#define ndx_cuda_index_plan ndx_hip_index_plan
+#define ndx_cuda_index_plan_create_gather ndx_hip_index_plan_create_gather
+#define ndx_cuda_index_plan_create_scatter ndx_hip_index_plan_create_scatter
+#define ndx_cuda_index_plan_launch ndx_hip_index_plan_launch
+#define ndx_cuda_index_plan_destroy ndx_hip_index_plan_destroy
 
 /* Internal functions with external linkage (cuda_plan.h, cuda_index_plan.h,
  * ndx_cuda_args.h) */

@@ -8,7 +8,7 @@
  * out[13..18] the fields of the pack passed in, as the device reads them:
  *         version, size, rank, nops, bits, wide
  * out[19], out[20]  low and high 32 bits of its numel */
-#include "ndx_copy_items.h" /* NDX_TILE; ndx/ndx_device.h */
+#include "ndx_copy_geometry.h" /* NDX_TILE; ndx/ndx_device.h */
 
 #define NDX_PROBE_FIELD(f) ((uint)((__private char *)&h.f - (__private char *)&h))
 

@@ -588,6 +588,310 @@ Test(cl_index, a_fault_names_the_index_buffers_element) {
   clReleaseMemObject(mb);
 }
 
+/* ---- Index plans ------------------------------------------------------------------------ */
+
+/* One kind of call for the plan tests: S = [rows, dim] by a 1-d index of
+ * `rows` values broadcast along dim, into or from a table of `table` rows. */
+typedef struct plan_case {
+  bool scatter;
+  int bits;
+  unsigned flags;
+  bool dup; /* duplicated slots (a claims scatter's winners) */
+} plan_case;
+
+/* What one enqueue needs: its buffers and the host's copy of dst. */
+typedef struct plan_round {
+  cl_mem dst, src, index, one_dst; /* one_dst: the same call by ndx_cl_gather/scatter */
+  size_t nd;
+  uint8_t *want;
+} plan_round;
+
+/* Makes round `k`'s buffers: random src and dst, an index of valid values
+ * (unique ones unless c->dup) or, when `bad`, with one out of range. */
+static plan_round plan_round_make(oracle_rng *r, const plan_case *c, const ndx_layout *dst_l,
+                                  const ndx_layout *src_l, const ndx_layout *ids_l,
+                                  const ndx_layout *index_l, int64_t table, bool bad) {
+  plan_round t;
+  t.nd = cl_env_buffer_bytes(dst_l, c->bits);
+  size_t ns = cl_env_buffer_bytes(src_l, c->bits), ni = cl_env_buffer_bytes(ids_l, 32);
+  uint8_t *src = malloc(ns);
+  t.want = malloc(t.nd);
+  for (size_t i = 0; i < ns; i++) src[i] = (uint8_t)oracle_next(r);
+  for (size_t i = 0; i < t.nd; i++) t.want[i] = (uint8_t)oracle_next(r);
+  int32_t *ids = calloc(ni / 4 + 1, 4);
+  int64_t n = ids_l->shape[0];
+  for (int64_t i = 0; i < n; i++)
+    ids[i] = c->dup ? (int32_t)oracle_between(r, 0, table / 3) : (int32_t)((i * 7 + 3) % table);
+  if (!c->dup) /* a different permutation each round */
+    for (int64_t i = n - 1; i > 0; i--) {
+      int64_t j = oracle_between(r, 0, i);
+      int32_t v = ids[i];
+      ids[i] = ids[j];
+      ids[j] = v;
+    }
+  if (bad) ids[n / 2] = (int32_t)table + 5;
+  t.dst = cl_env_buffer(&env, t.nd, t.want);
+  t.one_dst = cl_env_buffer(&env, t.nd, t.want);
+  t.src = cl_env_buffer(&env, ns, src);
+  t.index = cl_env_buffer(&env, ni, ids);
+  int64_t value;
+  oracle_index_copy(c->scatter, t.want, dst_l, src, src_l, 0, (const uint8_t *)ids, index_l, 32,
+                    c->flags, c->bits, &value);
+  free(src);
+  free(ids);
+  return t;
+}
+
+static void plan_round_free(plan_round *t) {
+  clReleaseMemObject(t->dst);
+  clReleaseMemObject(t->one_dst);
+  clReleaseMemObject(t->src);
+  clReleaseMemObject(t->index);
+  free(t->want);
+}
+
+/* dst of round t, read back, is what the reference and the one call wrote. */
+static void plan_round_expect(plan_round *t, const char *what, int k) {
+  uint8_t *got = malloc(t->nd), *one = malloc(t->nd);
+  cl_env_read(&env, t->dst, t->nd, got);
+  cl_env_read(&env, t->one_dst, t->nd, one);
+  for (size_t i = 0; i < t->nd; i++) {
+    cr_assert_eq(got[i], one[i], "%s, round %d: byte %zu is 0x%02x, the one call's 0x%02x", what, k,
+                 i, got[i], one[i]);
+    cr_assert_eq(got[i], t->want[i], "%s, round %d: byte %zu is 0x%02x, want 0x%02x", what, k, i,
+                 got[i], t->want[i]);
+  }
+  free(got);
+  free(one);
+}
+
+/* A plan made once and enqueued many times, on new buffers each time and
+ * without waiting in between (its slots then all in flight), on an in-order
+ * and an out-of-order queue, writes what ndx_cl_gather (ndx_cl_scatter)
+ * writes for the same buffers; after a fault, reported naming the plan
+ * call, the same plan (its status reused) copies again. */
+Test(cl_index, an_index_plan_enqueued_many_times_matches_the_one_call) {
+  cl_env_need(&env);
+  oracle_rng r = {31};
+  enum { ROUNDS = 12 };
+  const plan_case cases[] = {
+      {false, 32, 0, false}, {false, 4, 0, true},  {true, 32, NDX_INDEX_UNIQUE, false},
+      {true, 8, 0, true},    {true, 16, 0, false}, {true, 2, 0, true},
+  };
+  cl_int e;
+  cl_command_queue ooo =
+      clCreateCommandQueue(env.context, env.device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &e);
+  if (e != CL_SUCCESS) ooo = NULL;
+  int64_t rows = 9, table = 20, dim = 12;
+  ndx_layout ids_l = contiguous(1, &rows), col, index_l;
+  cr_assert_eq(ndx_unsqueeze(&col, &ids_l, 1), NDX_OK);
+  cr_assert_eq(ndx_broadcast(&index_l, &col, 2, (int64_t[]){rows, dim}), NDX_OK);
+  ndx_layout same = contiguous(2, (int64_t[]){rows, dim});
+  ndx_layout tab = contiguous(2, (int64_t[]){table, dim});
+  for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++)
+    for (int qi = 0; qi < (ooo ? 2 : 1); qi++) {
+      const plan_case *c = &cases[ci];
+      cl_command_queue q = qi ? ooo : env.queue;
+      const ndx_layout *dst_l = c->scatter ? &tab : &same, *src_l = c->scatter ? &same : &tab;
+      char what[96];
+      snprintf(what, sizeof what, "%s %d-bit flags %u%s, %s queue",
+               c->scatter ? "scatter" : "gather", c->bits, c->flags, c->dup ? " dup" : "",
+               qi ? "out-of-order" : "in-order");
+      ndx_cl_index_plan *plan = NULL;
+      ndx_status s = c->scatter ? ndx_cl_index_plan_create_scatter(&plan, env.cl, dst_l, src_l, 0,
+                                                                   &index_l, 32, c->flags, c->bits)
+                                : ndx_cl_index_plan_create_gather(&plan, env.cl, dst_l, src_l, 0,
+                                                                  &index_l, 32, c->flags, c->bits);
+      cr_assert_eq(s, NDX_OK, "%s: %s", what, ndx_last_error());
+      plan_round t[ROUNDS];
+      cl_event done[ROUNDS];
+      for (int k = 0; k < ROUNDS; k++)
+        t[k] = plan_round_make(&r, c, dst_l, src_l, &ids_l, &index_l, table, false);
+      for (int k = 0; k < ROUNDS; k++) {
+        done[k] = NULL;
+        /* every third round waits for the one before it */
+        bool chain = k % 3 == 2;
+        cr_assert_eq(ndx_cl_index_plan_enqueue(plan, q, t[k].dst, t[k].src, t[k].index,
+                                               chain ? 1 : 0, chain ? &done[k - 1] : NULL,
+                                               &done[k]),
+                     NDX_OK, "%s, round %d: %s", what, k, ndx_last_error());
+        cr_assert_neq(done[k], NULL);
+        s = c->scatter ? ndx_cl_scatter(env.cl, q, t[k].one_dst, dst_l, t[k].src, src_l, 0,
+                                        t[k].index, &index_l, 32, c->flags, c->bits, 0, NULL, NULL)
+                       : ndx_cl_gather(env.cl, q, t[k].one_dst, dst_l, t[k].src, src_l, 0,
+                                       t[k].index, &index_l, 32, c->flags, c->bits, 0, NULL, NULL);
+        cr_assert_eq(s, NDX_OK, "%s: %s", what, ndx_last_error());
+      }
+      cr_assert_eq(clWaitForEvents(ROUNDS, done), CL_SUCCESS);
+      cr_assert_eq(clFinish(q), CL_SUCCESS);
+      cr_assert_eq(ndx_cl_check(env.cl), NDX_OK, "%s: %s", what, ndx_last_error());
+      for (int k = 0; k < ROUNDS; k++) {
+        plan_round_expect(&t[k], what, k);
+        clReleaseEvent(done[k]);
+        plan_round_free(&t[k]);
+      }
+      /* a fault: nothing written, reported once naming the plan call; then
+       * the plan's reused status starts clean */
+      plan_round bad = plan_round_make(&r, c, dst_l, src_l, &ids_l, &index_l, table, true);
+      uint8_t *before = malloc(bad.nd), *got = malloc(bad.nd);
+      cl_env_read(&env, bad.dst, bad.nd, before);
+      cr_assert_eq(ndx_cl_index_plan_enqueue(plan, q, bad.dst, bad.src, bad.index, 0, NULL, NULL),
+                   NDX_OK);
+      cr_assert_eq(clFinish(q), CL_SUCCESS);
+      cr_assert_eq(ndx_cl_check(env.cl), NDX_ERANGE, "%s: a fault unreported", what);
+      cr_assert(strstr(ndx_last_error(), "ndx_cl_index_plan_enqueue: index[4] is 25, outside [0, "
+                                         "20) for axis 0"),
+                "%s: %s", what, ndx_last_error());
+      cl_env_read(&env, bad.dst, bad.nd, got);
+      cr_assert(memcmp(got, before, bad.nd) == 0, "%s: the faulty enqueue wrote dst", what);
+      free(before);
+      free(got);
+      plan_round_free(&bad);
+      for (int k = 0; k < 3; k++) {
+        plan_round ok = plan_round_make(&r, c, dst_l, src_l, &ids_l, &index_l, table, false);
+        cr_assert_eq(ndx_cl_index_plan_enqueue(plan, q, ok.dst, ok.src, ok.index, 0, NULL, NULL),
+                     NDX_OK);
+        s = c->scatter ? ndx_cl_scatter(env.cl, q, ok.one_dst, dst_l, ok.src, src_l, 0, ok.index,
+                                        &index_l, 32, c->flags, c->bits, 0, NULL, NULL)
+                       : ndx_cl_gather(env.cl, q, ok.one_dst, dst_l, ok.src, src_l, 0, ok.index,
+                                       &index_l, 32, c->flags, c->bits, 0, NULL, NULL);
+        cr_assert_eq(s, NDX_OK);
+        cr_assert_eq(clFinish(q), CL_SUCCESS);
+        cr_assert_eq(ndx_cl_check(env.cl), NDX_OK, "%s, after the fault: %s", what,
+                     ndx_last_error());
+        plan_round_expect(&ok, what, ROUNDS + k);
+        plan_round_free(&ok);
+      }
+      ndx_cl_index_plan_destroy(plan);
+    }
+  if (ooo) clReleaseCommandQueue(ooo);
+}
+
+/* An index plan over an empty S enqueues a marker only when asked for an
+ * event; destroy takes NULL; a plan destroyed right after its enqueue
+ * still copies and reports. */
+Test(cl_index, index_plan_edges) {
+  cl_env_need(&env);
+  ndx_cl_index_plan_destroy(NULL);
+  ndx_layout e0 = contiguous(2, (int64_t[]){0, 4}), t = contiguous(2, (int64_t[]){5, 4});
+  ndx_layout i0 = contiguous(2, (int64_t[]){0, 4});
+  ndx_cl_index_plan *plan;
+  cr_assert_eq(ndx_cl_index_plan_create_gather(&plan, env.cl, &e0, &t, 0, &i0, 32, 0, 32), NDX_OK,
+               "%s", ndx_last_error());
+  cl_mem m1 = cl_env_buffer(&env, 64, NULL), m2 = cl_env_buffer(&env, 128, NULL),
+         m3 = cl_env_buffer(&env, 64, NULL);
+  cl_event done = NULL;
+  cr_assert_eq(ndx_cl_index_plan_enqueue(plan, env.queue, m1, m2, m3, 0, NULL, NULL), NDX_OK);
+  cr_assert_eq(ndx_cl_index_plan_enqueue(plan, env.queue, m1, m2, m3, 0, NULL, &done), NDX_OK);
+  cr_assert_neq(done, NULL);
+  cr_assert_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+  clReleaseEvent(done);
+  ndx_cl_index_plan_destroy(plan);
+  /* destroyed at once: the queued gather completes and reports */
+  float table[5 * 4], got[2 * 4];
+  for (int k = 0; k < 20; k++) table[k] = (float)k;
+  int32_t ids[2] = {4, 9};
+  ndx_layout d = contiguous(1, (int64_t[]){2}), tl = contiguous(1, (int64_t[]){5});
+  clEnqueueWriteBuffer(env.queue, m2, CL_TRUE, 0, sizeof table, table, 0, NULL, NULL);
+  clEnqueueWriteBuffer(env.queue, m3, CL_TRUE, 0, sizeof ids, ids, 0, NULL, NULL);
+  cr_assert_eq(ndx_cl_index_plan_create_gather(&plan, env.cl, &d, &tl, 0, &d, 32, 0, 32), NDX_OK);
+  cr_assert_eq(ndx_cl_index_plan_enqueue(plan, env.queue, m1, m2, m3, 0, NULL, NULL), NDX_OK);
+  ndx_cl_index_plan_destroy(plan);
+  cr_assert_eq(ndx_cl_check(env.cl), NDX_ERANGE);
+  cr_assert(strstr(ndx_last_error(), "ndx_cl_index_plan_enqueue: index[1] is 9, outside [0, 5)"),
+            "%s", ndx_last_error());
+  ids[1] = 2;
+  clEnqueueWriteBuffer(env.queue, m3, CL_TRUE, 0, sizeof ids, ids, 0, NULL, NULL);
+  cr_assert_eq(ndx_cl_index_plan_create_gather(&plan, env.cl, &d, &tl, 0, &d, 32, 0, 32), NDX_OK);
+  cr_assert_eq(ndx_cl_index_plan_enqueue(plan, env.queue, m1, m2, m3, 0, NULL, NULL), NDX_OK);
+  ndx_cl_index_plan_destroy(plan);
+  cr_assert_eq(ndx_cl_check(env.cl), NDX_OK, "%s", ndx_last_error());
+  cl_env_read(&env, m1, 8, got);
+  cr_assert(got[0] == 4.0f && got[1] == 2.0f, "got %g %g", got[0], got[1]);
+  clReleaseMemObject(m1);
+  clReleaseMemObject(m2);
+  clReleaseMemObject(m3);
+}
+
+/* The plan calls' refusals name the plan call, the argument and the
+ * values, leave *out untouched and write nothing. */
+Test(cl_index, index_plan_refusals_name_the_plan_call) {
+  cl_env_need(&env);
+  uint8_t fill[512], got[512];
+  for (int i = 0; i < 512; i++) fill[i] = (uint8_t)(i * 7);
+  cl_mem md = cl_env_buffer(&env, 512, fill), ms = cl_env_buffer(&env, 512, fill),
+         mi = cl_env_buffer(&env, 512, NULL);
+  cl_mem tiny = cl_env_buffer(&env, 8, fill);
+  int32_t zeros[64] = {0};
+  clEnqueueWriteBuffer(env.queue, mi, CL_TRUE, 0, sizeof zeros, zeros, 0, NULL, NULL);
+  ndx_layout d = contiguous(2, (int64_t[]){4, 8}), s = contiguous(2, (int64_t[]){6, 8});
+  ndx_layout i = contiguous(2, (int64_t[]){4, 8});
+  ndx_cl *cl = env.cl;
+  cl_command_queue q = env.queue;
+  ndx_cl_index_plan *p = (ndx_cl_index_plan *)&p;
+#define G "ndx_cl_index_plan_create_gather: "
+#define S "ndx_cl_index_plan_create_scatter: "
+  REFUSED(ndx_cl_index_plan_create_gather(NULL, cl, &d, &s, 0, &i, 32, 0, 32), NDX_EINVAL,
+          G "out is NULL");
+  REFUSED(ndx_cl_index_plan_create_gather(&p, NULL, &d, &s, 0, &i, 32, 0, 32), NDX_EINVAL,
+          G "cl is NULL");
+  REFUSED(ndx_cl_index_plan_create_gather(&p, cl, &d, &s, 0, NULL, 32, 0, 32), NDX_EINVAL,
+          G "index_l");
+  REFUSED(ndx_cl_index_plan_create_gather(&p, cl, &d, &s, 0, &i, 32, 0, 12), NDX_EINVAL, "12");
+  REFUSED(ndx_cl_index_plan_create_gather(&p, cl, &d, &s, 0, &i, 16, 0, 32), NDX_EINVAL,
+          G "index_bits is 16");
+  REFUSED(ndx_cl_index_plan_create_gather(&p, cl, &d, &s, 2, &i, 32, 0, 32), NDX_EINVAL,
+          "axis 2 is outside [0, 2)");
+  REFUSED(ndx_cl_index_plan_create_gather(&p, cl, &d, &s, 1, &i, 32, 0, 32), NDX_EINVAL,
+          "differ on axis 0 (6 and 4)");
+  REFUSED(ndx_cl_index_plan_create_gather(&p, cl, &d, &s, 0, &i, 32, NDX_INDEX_UNIQUE, 32),
+          NDX_EINVAL, G "flags 0x2");
+  REFUSED(ndx_cl_index_plan_create_scatter(&p, cl, &s, &d, 0, &i, 32, 4u, 32), NDX_EINVAL,
+          S "flags 0x4");
+  REFUSED(ndx_cl_index_plan_create_scatter(&p, cl, &s, &d, 0, &i, 32, 0, 3), NDX_EINVAL, S);
+  cr_assert_eq(p, (ndx_cl_index_plan *)&p, "*out written on failure");
+#undef G
+#undef S
+  cr_assert_eq(ndx_cl_index_plan_create_gather(&p, cl, &d, &s, 0, &i, 32, 0, 32), NDX_OK, "%s",
+               ndx_last_error());
+#define E "ndx_cl_index_plan_enqueue: "
+  cl_event done = (cl_event)&done;
+  REFUSED(ndx_cl_index_plan_enqueue(NULL, q, md, ms, mi, 0, NULL, &done), NDX_EINVAL,
+          E "plan is NULL");
+  REFUSED(ndx_cl_index_plan_enqueue(p, NULL, md, ms, mi, 0, NULL, &done), NDX_EINVAL,
+          E "queue is NULL");
+  REFUSED(ndx_cl_index_plan_enqueue(p, q, NULL, ms, mi, 0, NULL, &done), NDX_EINVAL,
+          E "dst is NULL");
+  REFUSED(ndx_cl_index_plan_enqueue(p, q, md, ms, NULL, 0, NULL, &done), NDX_EINVAL,
+          E "index is NULL");
+  REFUSED(ndx_cl_index_plan_enqueue(p, q, md, ms, mi, 1, NULL, &done), NDX_EINVAL,
+          E "nwait is 1 but wait is NULL");
+  REFUSED(ndx_cl_index_plan_enqueue(p, q, md, md, mi, 0, NULL, &done), NDX_EINVAL,
+          E "dst and src are one buffer");
+  REFUSED(ndx_cl_index_plan_enqueue(p, q, md, ms, md, 0, NULL, &done), NDX_EINVAL,
+          E "dst and index are one buffer");
+  REFUSED(ndx_cl_index_plan_enqueue(p, q, tiny, ms, mi, 0, NULL, &done), NDX_ERANGE,
+          E "dst needs 128 bytes");
+  REFUSED(ndx_cl_index_plan_enqueue(p, q, md, ms, tiny, 0, NULL, &done), NDX_ERANGE,
+          E "index needs 128 bytes");
+  cr_assert_eq(done, (cl_event)&done, "*done written on failure");
+#undef E
+  /* the one calls still name themselves */
+  REFUSED(ndx_cl_gather(cl, q, tiny, &d, ms, &s, 0, mi, &i, 32, 0, 32, 0, NULL, NULL), NDX_ERANGE,
+          "ndx_cl_gather: dst needs 128 bytes");
+  REFUSED(ndx_cl_scatter(cl, q, ms, &s, md, &d, 0, mi, &i, 32, 4u, 32, 0, NULL, NULL), NDX_EINVAL,
+          "ndx_cl_scatter: flags 0x4");
+  ndx_cl_index_plan_destroy(p);
+  clFinish(q);
+  cl_env_read(&env, md, sizeof got, got);
+  cr_assert(memcmp(got, fill, sizeof got) == 0, "a refused call wrote dst");
+  cr_assert_eq(ndx_cl_check(cl), NDX_OK, "%s", ndx_last_error());
+  clReleaseMemObject(md);
+  clReleaseMemObject(ms);
+  clReleaseMemObject(mi);
+  clReleaseMemObject(tiny);
+}
+
 /* ---- Threads --------------------------------------------------------------------------- */
 
 typedef struct job {

@@ -339,6 +339,39 @@ Test(cuda, index_refusals_need_no_device) {
   cr_assert_eq(ndx_cuda_check(0), NDX_OK, "%s", ndx_last_error());
 }
 
+/* Index plans: made with no device, their refusals naming the plan call;
+ * a launch checks its pointers as ndx_cuda_gather does, naming the launch;
+ * an empty plan launches nothing; destroy takes NULL. */
+Test(cuda, index_plans_need_no_device) {
+  ndx_layout d = contig2(4, 8), s = contig2(6, 8), i = contig2(4, 8), e = contig2(0, 8);
+  void *md = (void *)0x100000, *ms = (void *)0x200000, *mi = (void *)0x300000;
+  ndx_cuda_index_plan *p = (ndx_cuda_index_plan *)&p;
+  REFUSED(ndx_cuda_index_plan_create_gather(NULL, &d, &s, 0, &i, 32, 0, 32), NDX_EINVAL,
+          NDX_GPU_STR(ndx_cuda_index_plan_create_gather) ": out is NULL");
+  REFUSED(ndx_cuda_index_plan_create_gather(&p, &d, &s, 0, &i, 16, 0, 32), NDX_EINVAL,
+          NDX_GPU_STR(ndx_cuda_index_plan_create_gather) ": index_bits is 16");
+  REFUSED(ndx_cuda_index_plan_create_scatter(&p, &s, &d, 0, &i, 32, 4u, 32), NDX_EINVAL,
+          NDX_GPU_STR(ndx_cuda_index_plan_create_scatter) ": flags 0x4");
+  cr_assert_eq(p, (ndx_cuda_index_plan *)&p, "*out written on failure");
+  REFUSED(ndx_cuda_index_plan_launch(NULL, 0, md, ms, mi), NDX_EINVAL,
+          NDX_GPU_STR(ndx_cuda_index_plan_launch) ": plan is NULL");
+  cr_assert_eq(ndx_cuda_index_plan_create_gather(&p, &d, &s, 0, &i, 32, 0, 32), NDX_OK, "%s",
+               ndx_last_error());
+  REFUSED(ndx_cuda_index_plan_launch(p, 0, NULL, ms, mi), NDX_EINVAL,
+          NDX_GPU_STR(ndx_cuda_index_plan_launch) ": dst is NULL");
+  REFUSED(ndx_cuda_index_plan_launch(p, 0, (char *)md + 2, ms, mi), NDX_EINVAL,
+          NDX_GPU_STR(ndx_cuda_index_plan_launch) ": dst 0x100002 is not aligned to 4 bytes");
+  REFUSED(ndx_cuda_index_plan_launch(p, 0, md, (char *)md + 64, mi), NDX_EINVAL,
+          "dst's bytes [0x100000, 0x100080) and src's [0x100040, 0x100100) overlap");
+  ndx_cuda_index_plan_destroy(p);
+  cr_assert_eq(ndx_cuda_index_plan_create_gather(&p, &e, &s, 0, &e, 32, 0, 32), NDX_OK, "%s",
+               ndx_last_error());
+  cr_assert_eq(ndx_cuda_index_plan_launch(p, 0, md, ms, mi), NDX_OK, "%s", ndx_last_error());
+  ndx_cuda_index_plan_destroy(p);
+  ndx_cuda_index_plan_destroy(NULL);
+  cr_assert_eq(ndx_cuda_check(0), NDX_OK, "%s", ndx_last_error());
+}
+
 Test(cuda, index_without_a_device_is_a_device_error) {
   NEED_NO_DEVICE();
   ndx_layout d = contig2(4, 8), s = contig2(6, 8);
@@ -456,6 +489,60 @@ Test(cuda, calls_after_a_fault_run_and_the_fault_is_reported_once) {
   cudaFree(md2);
   cudaFree(mi);
   cudaStreamDestroy(other);
+}
+
+/* An index plan made once and launched many times, each launch with its
+ * own index, writes what ndx_cuda_gather writes; a fault names the launch
+ * and the plan launches on after it. */
+Test(cuda, an_index_plan_launched_many_times_matches_the_one_call) {
+  NEED_DEVICE();
+  enum { N = 64, R = 8 };
+  int64_t n = N;
+  ndx_layout l = cuda_contig(1, &n);
+  float src[N], got[N], one[N];
+  int32_t idx[R][N];
+  for (int k = 0; k < N; k++) src[k] = (float)k;
+  for (int r = 0; r < R; r++)
+    for (int k = 0; k < N; k++) idx[r][k] = (k * (2 * r + 1) + r) % N;
+  float *ms, *md, *mo;
+  int32_t *mi;
+  cr_assert_eq(cudaMalloc((void **)&ms, sizeof src), cudaSuccess, "cudaMalloc");
+  cr_assert_eq(cudaMalloc((void **)&md, R * sizeof got), cudaSuccess, "cudaMalloc");
+  cr_assert_eq(cudaMalloc((void **)&mo, R * sizeof got), cudaSuccess, "cudaMalloc");
+  cr_assert_eq(cudaMalloc((void **)&mi, sizeof idx), cudaSuccess, "cudaMalloc");
+  cudaMemcpy(ms, src, sizeof src, cudaMemcpyHostToDevice);
+  cudaMemcpy(mi, idx, sizeof idx, cudaMemcpyHostToDevice);
+  ndx_cuda_index_plan *p;
+  cr_assert_eq(ndx_cuda_index_plan_create_gather(&p, &l, &l, 0, &l, 32, 0, 32), NDX_OK, "%s",
+               ndx_last_error());
+  for (int r = 0; r < R; r++) {
+    cr_assert_eq(ndx_cuda_index_plan_launch(p, 0, md + r * N, ms, mi + r * N), NDX_OK, "%s",
+                 ndx_last_error());
+    cr_assert_eq(ndx_cuda_gather(0, mo + r * N, &l, ms, &l, 0, mi + r * N, &l, 32, 0, 32), NDX_OK,
+                 "%s", ndx_last_error());
+  }
+  cr_assert_eq(ndx_cuda_check(0), NDX_OK, "%s", ndx_last_error());
+  for (int r = 0; r < R; r++) {
+    cudaMemcpy(got, md + r * N, sizeof got, cudaMemcpyDeviceToHost);
+    cudaMemcpy(one, mo + r * N, sizeof one, cudaMemcpyDeviceToHost);
+    for (int k = 0; k < N; k++) {
+      cr_assert_eq(got[k], one[k], "round %d, element %d", r, k);
+      cr_assert_eq(got[k], (float)idx[r][k], "round %d, element %d", r, k);
+    }
+  }
+  idx[0][5] = N + 1;
+  cudaMemcpy(mi, idx, sizeof idx, cudaMemcpyHostToDevice);
+  cr_assert_eq(ndx_cuda_index_plan_launch(p, 0, md, ms, mi), NDX_OK, "%s", ndx_last_error());
+  cr_assert_eq(ndx_cuda_check(0), NDX_ERANGE, "%s", ndx_last_error());
+  cr_assert(strstr(ndx_last_error(), NDX_GPU_STR(ndx_cuda_index_plan_launch) ": index[5] is 65"),
+            "%s", ndx_last_error());
+  cr_assert_eq(ndx_cuda_index_plan_launch(p, 0, md, ms, mi + N), NDX_OK, "%s", ndx_last_error());
+  cr_assert_eq(ndx_cuda_check(0), NDX_OK, "%s", ndx_last_error());
+  ndx_cuda_index_plan_destroy(p);
+  cudaFree(ms);
+  cudaFree(md);
+  cudaFree(mo);
+  cudaFree(mi);
 }
 
 /* Eight threads, a stream each, embedding lookups from one table. */

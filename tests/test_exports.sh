@@ -12,7 +12,7 @@
 #   libndx_cl    ndx_cl.h;
 #   libndx_cuda  ndx_cuda.h;
 #   libndx_hip   ndx_hip.h, which must declare the ndx_hip_ twin of each
-#                ndx_cuda.h function (8: copy, plan calls, gather, scatter,
+#                ndx_cuda.h function (12: copy, plan calls, gather, scatter,
 #                check), as libndx_hip is libndx_cuda built for HIP.
 # A name missing is a function a program cannot link; an extra one is an
 # internal that became ABI (or a declaration without its NDX_API).

@@ -498,6 +498,14 @@ copy_ok "broadcast" rows "elements  12 of 32 bits" -- 'shape=[3,4]' 'shape=[3,4]
 copy_ok "4-bit transpose" "" "elements  15 of 4 bits" -- --bits 4 'shape=[3,5]' 'shape=[3,5] strides=[1,3]'
 copy_ok "1-bit permute" "" "elements  60 of 1 bits" \
   -- --bits=1 'shape=[3,4,5]' 'shape=[3,4,5] strides=[1,15,3]'
+contains "copy prints its kernels' shape" 0 "shape     " -- copy 'shape=[4,6]' 'shape=[4,6] strides=[1,4]'
+NDX_CL_SHAPE=gpu copy_ok "transpose 32-bit, gpu shape" transpose "shape     gpu" \
+  -- 'shape=[20,30]' 'shape=[20,30] strides=[1,20]'
+NDX_CL_SHAPE=gpu copy_ok "1-bit permute, gpu shape" "" "shape     gpu" \
+  -- --bits=1 'shape=[3,4,5]' 'shape=[3,4,5] strides=[1,15,3]'
+NDX_CL_SHAPE=tpu contains "copy with a bad NDX_CL_SHAPE: refused, naming it" 1 "NDX_CL_SHAPE" \
+  -- copy 'shape=[4,6]' 'shape=[4,6] strides=[1,4]'
+contains "devices prints each device's shape" 0 "    shape " -- devices
 copy_ok "bytes between elements stay as they were" "" \
   "checked   9 bytes of dst's buffer: 5 hold elements, 4 must stay as they were" \
   -- --bits 8 'shape=[5] strides=[2]' 'shape=[5]'

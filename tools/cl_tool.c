@@ -50,11 +50,14 @@ int tool_devices(void) {
                       NULL);
       clGetDeviceInfo(devices[i], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
       clGetDeviceInfo(devices[i], CL_DEVICE_MAX_PARAMETER_SIZE, sizeof param, &param, NULL);
+      const char *shape = NULL;
+      if (ndx_cl_device_shape(devices[i], &shape) != NDX_OK) shape = ndx_last_error();
       printf("  device %u: %s\n", index++, dname);
       printf("    %s, %u compute units, %.1f GiB memory (%.1f GiB per buffer),\n"
-             "    %zu-byte kernel parameters, %llu KiB constant buffer\n",
+             "    %zu-byte kernel parameters, %llu KiB constant buffer\n"
+             "    shape %s\n",
              cver, units, mem / 1073741824.0, maxalloc / 1073741824.0, param,
-             (unsigned long long)constant / 1024);
+             (unsigned long long)constant / 1024, shape);
     }
   }
   return 0;

@@ -16,7 +16,8 @@ const char tool_copy_usage[] =
     "the host computes what DST's buffer must hold afterwards (both layouts walked\n"
     "in C order) and every byte of it is compared, the bytes no element of DST\n"
     "touches included. Prints the device, the layouts and sizes, the kernel path\n"
-    "ndx chose (ndx_cl_plan_path), then OK or MISMATCH.\n"
+    "ndx chose (ndx_cl_plan_path), the kernels' shape (gpu or cpu, from the device\n"
+    "type; NDX_CL_SHAPE=gpu|cpu overrides it), then OK or MISMATCH.\n"
     "\n"
     "  --device N  the device numbered N by `ndx devices` (default: the default\n"
     "              device, as `ndx demo`: $NDX_CL_PLATFORM picks the platform)\n"
@@ -106,6 +107,7 @@ int tool_cmd_copy(int argc, char **argv) {
   printf("src       %s  (%zu bytes)\n", tool_layout_text(buf, s), ns);
   printf("elements  %lld of %d bits\n", (long long)ndx_numel(d), bits);
   printf("path      %s\n", path);
+  printf("shape     %s\n", ndx_cl_shape(r.env.cl));
   cl_ulong max_alloc = 0;
   clGetDeviceInfo(r.env.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
   size_t limit = max_alloc && max_alloc < COPY_MAX_BYTES ? (size_t)max_alloc : COPY_MAX_BYTES;

@@ -14,6 +14,17 @@
  * 1.7 s, 4 s for a 1-bit transpose, and a first gather 2.9 s (two kernels);
  * with PoCL's disk cache holding them, 0.05 to 0.07 s.
  * A plan or copy whose kernel is built costs no build.
+ *
+ * Kernel shapes: the copy kernels come in two shapes, picked per ndx_cl
+ * when it is made. The gpu shape, for GPUs and accelerators
+ * (CL_DEVICE_TYPE), hands adjacent elements to adjacent work-items, so
+ * that a warp's accesses coalesce, and moves transposes through padded
+ * tiles of work-group memory. The cpu shape, for CPU devices (PoCL), gives
+ * each work-item a long run to copy by itself with vector blocks. Both copy
+ * exactly the same bytes. The environment variable NDX_CL_SHAPE, set to gpu
+ * or cpu, overrides the choice for every ndx_cl made while it is set (any
+ * other value makes ndx_cl_create fail with NDX_EINVAL); tests use it to
+ * run the gpu shape on a CPU device. Gathers and scatters have one shape.
  * ndx_cl_set_build_callback tells a program when a build starts and ends, so
  * that a tool can say what it compiles; the library prints nothing.
  *
@@ -75,6 +86,7 @@ extern "C" {
 
 typedef struct ndx_cl ndx_cl;
 typedef struct ndx_cl_plan ndx_cl_plan;
+typedef struct ndx_cl_index_plan ndx_cl_index_plan;
 
 /* Makes the ndx_cl of `device` in `context` (both retained until destroy).
  * Returns NDX_OK; NDX_EINVAL for NULL arguments; NDX_ENOMEM; NDX_EDEVICE when
@@ -82,8 +94,19 @@ typedef struct ndx_cl_plan ndx_cl_plan;
  * first plan, copy, gather or scatter that needs a kernel builds it
  * (NDX_EDEVICE from that call, the build log in ndx_last_error(), when it
  * fails). Several ndx_cl of one context and device share their programs,
- * each with kernel objects of its own. */
+ * each with kernel objects of its own. The kernels' shape comes from the
+ * device and NDX_CL_SHAPE (header comment, Kernel shapes); NDX_EINVAL
+ * names NDX_CL_SHAPE when it holds neither gpu nor cpu. */
 NDX_API ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device);
+
+/* The shape ndx_cl_create picks for `device`, "gpu" or "cpu" (header
+ * comment, Kernel shapes), into *shape (a static string). Returns NDX_OK;
+ * NDX_EINVAL for a NULL argument or an NDX_CL_SHAPE of another value;
+ * NDX_EDEVICE when clGetDeviceInfo fails. */
+NDX_API ndx_status ndx_cl_device_shape(cl_device_id device, const char **shape);
+
+/* The shape of cl's copy kernels, "gpu" or "cpu"; NULL for a NULL `cl`. */
+NDX_API const char *ndx_cl_shape(const ndx_cl *cl);
 
 /* Releases everything `cl` holds; NULL is allowed. Copies already enqueued
  * complete normally (in the bounds-check build, destroy waits for the
@@ -209,7 +232,10 @@ NDX_API ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst,
  * ndx's own buffers) and `*done` is untouched. Costs O(rank^2) host work,
  * three small device buffers (two packs and a status), two kernels (one
  * work-item per 4096 index elements, then one per 512 elements or 8 KiB of
- * rows), and a non-blocking read of the status. */
+ * rows), and a non-blocking read of the status. It is an index plan
+ * (below) made, enqueued once and destroyed, its messages naming
+ * ndx_cl_gather; a call repeated with the same layouts costs less as a
+ * plan. */
 NDX_API ndx_status ndx_cl_gather(ndx_cl *cl, cl_command_queue queue, cl_mem dst,
                                  const ndx_layout *dst_l, cl_mem src, const ndx_layout *src_l,
                                  int axis, cl_mem index, const ndx_layout *index_l, int index_bits,
@@ -235,6 +261,65 @@ NDX_API ndx_status ndx_cl_scatter(ndx_cl *cl, cl_command_queue queue, cl_mem dst
                                   int axis, cl_mem index, const ndx_layout *index_l, int index_bits,
                                   unsigned flags, int bits, cl_uint nwait, const cl_event *wait,
                                   cl_event *done);
+
+/* ---- Index plans: one gather or scatter, enqueued many times ------------- */
+
+/* Plans ndx_cl_gather's copy (the same dst_l, src_l, axis, index_l,
+ * index_bits, flags and bits, the same refusals, named
+ * ndx_cl_index_plan_create_gather): checks and plans both passes, picks
+ * their kernels (building them the first time, see ndx_cl_create) and
+ * writes both packs into two small read-only device buffers of the plan's
+ * own, so that ndx_cl_index_plan_enqueue costs only the enqueues. Returns
+ * NDX_OK; NDX_EINVAL for a NULL `out`, `cl` or layout and what
+ * ndx_cl_gather refuses before looking at buffers; NDX_EUNSUPPORTED when a
+ * pack passes the device's constant buffer size; NDX_ENOMEM; NDX_EDEVICE.
+ * On failure `*out` is untouched and nothing is leaked. O(rank^2) host
+ * work, one allocation, two device buffers (none for an empty S). */
+NDX_API ndx_status ndx_cl_index_plan_create_gather(ndx_cl_index_plan **out, ndx_cl *cl,
+                                                   const ndx_layout *dst_l, const ndx_layout *src_l,
+                                                   int axis, const ndx_layout *index_l,
+                                                   int index_bits, unsigned flags, int bits);
+
+/* The same for ndx_cl_scatter (flags NDX_INDEX_WRAP and NDX_INDEX_UNIQUE),
+ * its refusals named ndx_cl_index_plan_create_scatter. */
+NDX_API ndx_status ndx_cl_index_plan_create_scatter(ndx_cl_index_plan **out, ndx_cl *cl,
+                                                    const ndx_layout *dst_l,
+                                                    const ndx_layout *src_l, int axis,
+                                                    const ndx_layout *index_l, int index_bits,
+                                                    unsigned flags, int bits);
+
+/* Enqueues the planned gather or scatter from `src` to `dst` by `index` on
+ * `queue` after the `nwait` events in `wait`, exactly as ndx_cl_gather
+ * (ndx_cl_scatter) with the plan's layouts would: the same commands, the
+ * same checks of the queue and buffers, a bad index reported by the next
+ * ndx_cl_check naming ndx_cl_index_plan_enqueue; refusals (NDX_EINVAL for a
+ * NULL plan, queue or buffer, ...; NDX_ERANGE for a buffer too small) name
+ * ndx_cl_index_plan_enqueue. On failure `*done` is untouched.
+ * Temporary buffers: each enqueue needs a status buffer (32 bytes) and, for
+ * a claims scatter, a claims table (4 bytes per claim). They form a slot of
+ * the plan's pool. An enqueue takes an idle slot, or creates one (the only
+ * clCreateBuffer of an enqueue), and zeroes it on the device before the
+ * check kernel; the slot is idle again once the commands that use it
+ * (the copy kernel, then the status read-back, whose event is `*done`)
+ * have completed, which later enqueues see without waiting. So no slot is reused while a command of
+ * an earlier enqueue can still touch it, on an in-order or out-of-order queue or several queues,
+ * and a plan enqueued again and again, with the device keeping up, creates no cl_mem after its
+ * first enqueue; enqueues queued faster than they complete hold one slot each until they do; up to
+ * 64 idle slots (past the first, 64 MiB of them) are kept for the next burst, the rest released.
+ * The bounds-check build adds its 32-byte status buffers per kernel, as ndx_cl_plan_enqueue does.
+ * Threads: a plan may be enqueued from several threads at once (its pool
+ * has a lock of its own). O(1) host work: a few object queries, one small
+ * host allocation (the report), and 4 commands (5 for a claims scatter;
+ * one fewer on a plan's first enqueue) plus a non-blocking read-back. */
+NDX_API ndx_status ndx_cl_index_plan_enqueue(ndx_cl_index_plan *plan, cl_command_queue queue,
+                                             cl_mem dst, cl_mem src, cl_mem index, cl_uint nwait,
+                                             const cl_event *wait, cl_event *done);
+
+/* Releases a plan and its pool; NULL is allowed. Enqueued calls complete
+ * and report normally (their commands keep the buffers they use). Destroy
+ * every index plan before its ndx_cl; not concurrently with an enqueue of
+ * the plan. */
+NDX_API void ndx_cl_index_plan_destroy(ndx_cl_index_plan *plan);
 
 #ifdef __cplusplus
 }

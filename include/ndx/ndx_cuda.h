@@ -44,6 +44,7 @@ extern "C" {
 #endif
 
 typedef struct ndx_cuda_plan ndx_cuda_plan;
+typedef struct ndx_cuda_index_plan ndx_cuda_index_plan;
 
 /* Plans copying element i of `src_l` to element i of `dst_l`, `bits` wide:
  * checks, coalesces and normalizes both layouts together (ndx_pack_copy),
@@ -147,6 +148,47 @@ NDX_API ndx_status ndx_cuda_scatter(cudaStream_t stream, void *dst, const ndx_la
                                     const void *src, const ndx_layout *src_l, int axis,
                                     const void *index, const ndx_layout *index_l, int index_bits,
                                     unsigned flags, int bits);
+
+/* ---- Index plans: one gather or scatter, launched many times ------------ */
+
+/* Plans ndx_cuda_gather's call (the same layouts, axis, index_bits, flags
+ * and bits, the same refusals, named ndx_cuda_index_plan_create_gather):
+ * both kernels' arguments and grids, once, so that
+ * ndx_cuda_index_plan_launch costs only the launch. No CUDA call is made;
+ * like copy plans, index plans hold no device resource (usable on any
+ * device and stream, from several threads at once). Returns NDX_OK;
+ * NDX_EINVAL for a NULL `out` and what ndx_cuda_gather refuses before
+ * looking at pointers; NDX_ENOMEM. On failure `*out` is untouched.
+ * O(rank^2) host work; one allocation of about 9 KiB. */
+NDX_API ndx_status ndx_cuda_index_plan_create_gather(ndx_cuda_index_plan **out,
+                                                     const ndx_layout *dst_l,
+                                                     const ndx_layout *src_l, int axis,
+                                                     const ndx_layout *index_l, int index_bits,
+                                                     unsigned flags, int bits);
+
+/* The same for ndx_cuda_scatter (flags NDX_INDEX_WRAP and
+ * NDX_INDEX_UNIQUE), its refusals named ndx_cuda_index_plan_create_scatter. */
+NDX_API ndx_status ndx_cuda_index_plan_create_scatter(ndx_cuda_index_plan **out,
+                                                      const ndx_layout *dst_l,
+                                                      const ndx_layout *src_l, int axis,
+                                                      const ndx_layout *index_l, int index_bits,
+                                                      unsigned flags, int bits);
+
+/* Launches the planned call on `stream` exactly as ndx_cuda_gather
+ * (ndx_cuda_scatter) with the plan's layouts would: the same pointer
+ * checks (NDX_EINVAL, named ndx_cuda_index_plan_launch, also for a NULL
+ * plan), the same seven stream-ordered calls, a bad index reported by the
+ * next ndx_cuda_check naming ndx_cuda_index_plan_launch. Temporaries: the
+ * status words and claims table come from cudaMallocAsync's stream-ordered
+ * pool, the pinned status slots from the process's pool (grown by 64 when
+ * all are in flight), so a steady stream of launches allocates nothing
+ * new. O(1) host work. */
+NDX_API ndx_status ndx_cuda_index_plan_launch(const ndx_cuda_index_plan *plan, cudaStream_t stream,
+                                              void *dst, const void *src, const void *index);
+
+/* Releases an index plan; NULL is allowed. Calls already launched
+ * complete. Never fails; O(1). */
+NDX_API void ndx_cuda_index_plan_destroy(ndx_cuda_index_plan *plan);
 
 /* Waits for the gathers and scatters enqueued on `stream` (the same handle)
  * since the last ndx_cuda_check of it, and forgets them. Returns NDX_OK when

@@ -47,6 +47,21 @@
  *                 __umul64hi / a 128-bit product on the host)
  *   ndx_u128      a 16-byte element with fields .x (low) and .y (high)
  *                 (ulong2 / ulonglong2 / a struct)
+ * and, for kernels whose work-items cooperate through local memory (ndx's
+ * GPU-shaped copies), in OpenCL C and CUDA/HIP only:
+ *   NDX_LOCAL       address space of a pointer into work-group memory
+ *                                                (__local / nothing)
+ *   NDX_SHARED      declares a work-group array   (__local / __shared__)
+ *   NDX_BARRIER()   every work-item of the group reaches it before any goes
+ *                   on, its local writes seen    (barrier(CLK_LOCAL_MEM_FENCE) /
+ *                                                 __syncthreads())
+ *   NDX_LOCAL_ID    the work-item in its group   (get_local_id(0) / threadIdx.x)
+ *   NDX_LOCAL_SIZE  work-items a group has       (get_local_size(0) / blockDim.x)
+ *   NDX_GROUP_ID    the group in the launch      (get_group_id(0) / blockIdx.x)
+ *   NDX_GROUPS      groups the launch has        (get_num_groups(0) / gridDim.x)
+ * (one dimension; the host C branch has none of these, and a host emulation
+ * defines them before including this header, as any of the macros above
+ * may be, to run a kernel's phases between barriers work-item by work-item).
  * Each macro may be defined before this header is included; ndx_u128 and the
  * mulhi helper functions come with their language's branch; docs/porting.md
  * lists what a port provides. OpenCL C 1.2 has no generic address space, so
@@ -109,6 +124,27 @@
 #define ndx_mulhi64(a, b) mul_hi((ulong)(a), (ulong)(b))
 #endif
 typedef ulong2 ndx_u128;
+#ifndef NDX_LOCAL
+#define NDX_LOCAL __local
+#endif
+#ifndef NDX_SHARED
+#define NDX_SHARED __local
+#endif
+#ifndef NDX_BARRIER
+#define NDX_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#endif
+#ifndef NDX_LOCAL_ID
+#define NDX_LOCAL_ID ((ndx_i64)get_local_id(0))
+#endif
+#ifndef NDX_LOCAL_SIZE
+#define NDX_LOCAL_SIZE ((ndx_i64)get_local_size(0))
+#endif
+#ifndef NDX_GROUP_ID
+#define NDX_GROUP_ID ((ndx_i64)get_group_id(0))
+#endif
+#ifndef NDX_GROUPS
+#define NDX_GROUPS ((ndx_i64)get_num_groups(0))
+#endif
 
 #elif defined(__CUDACC__) || defined(__HIPCC__)
 #if defined(__HIPCC__) && !defined(__CUDACC__)
@@ -132,6 +168,34 @@ typedef ulong2 ndx_u128;
 #define NDX_RESTRICT __restrict__
 #endif
 typedef ulonglong2 ndx_u128;
+#ifndef NDX_LOCAL
+#define NDX_LOCAL
+#endif
+#ifndef NDX_SHARED
+#define NDX_SHARED __shared__
+#endif
+/* __syncthreads in the device pass; nothing in the host pass of a
+ * __host__ __device__ function, where no work-group exists. */
+NDX_FN void ndx_cuda_barrier(void) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  __syncthreads();
+#endif
+}
+#ifndef NDX_BARRIER
+#define NDX_BARRIER() ndx_cuda_barrier()
+#endif
+#ifndef NDX_LOCAL_ID
+#define NDX_LOCAL_ID ((ndx_i64)threadIdx.x)
+#endif
+#ifndef NDX_LOCAL_SIZE
+#define NDX_LOCAL_SIZE ((ndx_i64)blockDim.x)
+#endif
+#ifndef NDX_GROUP_ID
+#define NDX_GROUP_ID ((ndx_i64)blockIdx.x)
+#endif
+#ifndef NDX_GROUPS
+#define NDX_GROUPS ((ndx_i64)gridDim.x)
+#endif
 NDX_FN ndx_u32 ndx_cuda_mulhi32(ndx_u32 a, ndx_u32 b) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return __umulhi(a, b);

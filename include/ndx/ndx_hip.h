@@ -1,7 +1,7 @@
 /* ndx_hip.h: layout-aware copies, gathers and scatters on AMD GPUs, through
  * HIP.
  *
- * The HIP twin of ndx_cuda.h: the same eight functions, hip-prefixed, on HIP
+ * The HIP twin of ndx_cuda.h: the same twelve functions, hip-prefixed, on HIP
  * streams and device pointers, built from the same sources (the CUDA
  * runtime's host files and kernels/ndx_copy.cu and kernels/ndx_index.cu,
  * compiled by hipcc), so a plan picks the same path and the same kernels as
@@ -42,6 +42,7 @@ extern "C" {
 #endif
 
 typedef struct ndx_hip_plan ndx_hip_plan;
+typedef struct ndx_hip_index_plan ndx_hip_index_plan;
 
 /* Plans copying element i of `src_l` to element i of `dst_l`, `bits` wide,
  * as ndx_cuda_plan_create: no HIP call. Returns NDX_OK; NDX_EINVAL for NULL
@@ -107,6 +108,31 @@ NDX_API ndx_status ndx_hip_scatter(hipStream_t stream, void *dst, const ndx_layo
                                    const void *src, const ndx_layout *src_l, int axis,
                                    const void *index, const ndx_layout *index_l, int index_bits,
                                    unsigned flags, int bits);
+
+/* An index plan, as ndx_cuda_index_plan_create_gather: the call planned
+ * once, no HIP call, no device resource. NDX_OK; NDX_EINVAL as
+ * ndx_hip_gather before pointers, named ndx_hip_index_plan_create_gather;
+ * NDX_ENOMEM. */
+NDX_API ndx_status ndx_hip_index_plan_create_gather(ndx_hip_index_plan **out,
+                                                    const ndx_layout *dst_l,
+                                                    const ndx_layout *src_l, int axis,
+                                                    const ndx_layout *index_l, int index_bits,
+                                                    unsigned flags, int bits);
+
+/* The same for ndx_hip_scatter. */
+NDX_API ndx_status ndx_hip_index_plan_create_scatter(ndx_hip_index_plan **out,
+                                                     const ndx_layout *dst_l,
+                                                     const ndx_layout *src_l, int axis,
+                                                     const ndx_layout *index_l, int index_bits,
+                                                     unsigned flags, int bits);
+
+/* Launches the planned call on `stream` as ndx_hip_gather (ndx_hip_scatter)
+ * would, as ndx_cuda_index_plan_launch says. */
+NDX_API ndx_status ndx_hip_index_plan_launch(const ndx_hip_index_plan *plan, hipStream_t stream,
+                                             void *dst, const void *src, const void *index);
+
+/* Releases an index plan; NULL is allowed. */
+NDX_API void ndx_hip_index_plan_destroy(ndx_hip_index_plan *plan);
 
 /* Waits for the gathers and scatters enqueued on `stream` since the last
  * ndx_hip_check of it and forgets them, as ndx_cuda_check: NDX_OK, or

@@ -23,8 +23,10 @@
 #include "cl_runtime.h"
 #include "cl_tuning.h"
 #include "host/copy_plan.h"
+#include "host/launch.h"
 #include "host/ndx_internal.h"
-#include "ndx_copy_items.h"
+#include "ndx_copy_geometry.h"
+#include "ndx_launch.h"
 
 struct ndx_cl_plan {
   ndx_cl *cl;
@@ -33,7 +35,7 @@ struct ndx_cl_plan {
   bool unchecked;       /* NDX_CL_PLAN_UNCHECKED */
   char kernel_name[40]; /* in bounds-check reports */
   cl_kernel kernel;
-  cl_mem pack;
+  cl_mem launch; /* the launch descriptor and the pack (kernels/ndx_launch.h) */
   size_t items, global, local;
   cl_long chunk;
   size_t dst_off, src_off, bytes; /* the buffer path */
@@ -126,6 +128,37 @@ void ndx_cl_destroy(ndx_cl *cl) {
   free(cl);
 }
 
+/* The shape of `device`'s kernels: NDX_CL_SHAPE's value where it is set,
+ * else "gpu" for GPUs and accelerators and "cpu" for the rest. */
+static ndx_status shape_of(const char *fn, cl_device_id device, const char **shape) {
+  const char *env = getenv("NDX_CL_SHAPE");
+  if (env && *env) {
+    if (strcmp(env, "gpu") != 0 && strcmp(env, "cpu") != 0)
+      return ndx_set_error(NDX_EINVAL,
+                           "%s: the environment variable NDX_CL_SHAPE is \"%.32s\": it takes "
+                           "gpu or cpu",
+                           fn, env);
+    *shape = env[0] == 'g' ? "gpu" : "cpu";
+    return NDX_OK;
+  }
+  cl_device_type type = 0;
+  cl_int e = clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  if (e != CL_SUCCESS) return ndx_cl_fail(fn, "clGetDeviceInfo", e);
+  *shape = type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR) ? "gpu" : "cpu";
+  return NDX_OK;
+}
+
+ndx_status ndx_cl_device_shape(cl_device_id device, const char **shape) {
+  if (!device || !shape)
+    return ndx_set_error(NDX_EINVAL, "ndx_cl_device_shape: %s is NULL",
+                         !device ? "device" : "shape");
+  return shape_of("ndx_cl_device_shape", device, shape);
+}
+
+const char *ndx_cl_shape(const ndx_cl *cl) {
+  return !cl ? NULL : cl->shape == NDX_CL_SHAPE_GPU ? "gpu" : "cpu";
+}
+
 ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) {
   if (!out || !context || !device)
     return ndx_set_error(NDX_EINVAL, "ndx_cl_create: %s is NULL",
@@ -163,6 +196,9 @@ ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) 
     if (e != CL_SUCCESS) s = ndx_cl_fail("ndx_cl_create", "clGetDeviceInfo", e);
   }
   cl->stream_bytes = NDX_CL_STREAM_CACHE_SHARE(cache);
+  const char *shape = NULL;
+  if (s == NDX_OK) s = shape_of("ndx_cl_create", device, &shape);
+  if (s == NDX_OK) cl->shape = shape[0] == 'g' ? NDX_CL_SHAPE_GPU : NDX_CL_SHAPE_CPU;
   if (s == NDX_OK) s = ndx_cl_group_join(cl);
   if (s != NDX_OK) {
     ndx_cl_destroy(cl);
@@ -174,11 +210,12 @@ ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) 
 
 /* ---- Plans ----------------------------------------------------------------- */
 
-/* What ndx_cl's kernels add to the common paths: big contiguous copies by
- * the rows kernel, and rows whose source steps by 0, -1 or 2, which the
- * gather kernel's vectorized run loops copy. */
-static const ndx_copy_caps cl_caps = {.rows_from_bytes = NDX_CL_KERNEL_COPY_BYTES,
-                                      .strided_runs = true};
+/* What the cpu shape's kernels add to the common paths: big contiguous
+ * copies by the rows kernel, and rows whose source steps by 0, -1 or 2,
+ * which the gather kernel's vectorized run loops copy. (The gpu shape's:
+ * ndx_gpu_caps, host/launch.h.) */
+static const ndx_copy_caps cl_cpu_caps = {.rows_from_bytes = NDX_CL_KERNEL_COPY_BYTES,
+                                          .strided_runs = true};
 
 static enum ndx_cl_kind kind_of(ndx_copy_path path) {
   return path == NDX_PATH_ROWS        ? NDX_CL_ROWS
@@ -205,16 +242,15 @@ static void tile_matrix(const ndx_operands *q, int bits, int64_t *ri, int64_t *r
   *rj = q->shape[r - 1] * gj;
 }
 
-/* The work-items of a kernel plan and the work of each (cl_tuning.h). */
-static void geometry(const ndx_copy_plan *p, int64_t *items, int64_t *chunk) {
+/* The cpu shape's work-items and the work of each (cl_tuning.h). */
+static void cpu_launch(const ndx_copy_plan *p, ndx_launch *d, int64_t *items) {
   const ndx_operands *q = &p->q;
-  *chunk = 0;
   switch (p->path) {
   case NDX_PATH_TRANSPOSE: {
     int64_t ri, rj;
     tile_matrix(q, p->bits, &ri, &rj);
-    *chunk = ndx_tile_batches(ri, rj, p->bits, NDX_CL_TILE_ELEMS);
-    *items = ndx_tile_count(q->numel, ri, rj, p->bits, *chunk);
+    d->chunk = ndx_tile_batches(ri, rj, p->bits, NDX_CL_TILE_ELEMS);
+    *items = ndx_tile_count(q->numel, ri, rj, p->bits, d->chunk);
     return;
   }
   case NDX_PATH_BYTES: {
@@ -222,15 +258,15 @@ static void geometry(const ndx_copy_plan *p, int64_t *items, int64_t *chunk) {
     ndx_operands_span(q, 0, &lo, &hi);
     ndx_bytes_span(lo, hi, p->bits, &first, &end);
     /* about NDX_CL_BYTES_ELEMS destination elements per work-item */
-    *chunk = ndx_ceil_div(NDX_CL_BYTES_ELEMS * (end - first), q->numel);
-    if (*chunk < 1) *chunk = 1;
-    *items = ndx_ceil_div(end - first, *chunk);
+    d->chunk = ndx_ceil_div(NDX_CL_BYTES_ELEMS * (end - first), q->numel);
+    if (d->chunk < 1) d->chunk = 1;
+    *items = ndx_ceil_div(end - first, d->chunk);
     return;
   }
   default: /* rows, gather */
-    *chunk = p->path == NDX_PATH_ROWS || p->strided_rows ? NDX_CL_ROWS_BYTES / (p->bits / 8)
-                                                         : NDX_CL_GATHER_ELEMS;
-    *items = ndx_ceil_div(q->numel, *chunk);
+    d->chunk = p->path == NDX_PATH_ROWS || p->strided_rows ? NDX_CL_ROWS_BYTES / (p->bits / 8)
+                                                           : NDX_CL_GATHER_ELEMS;
+    *items = ndx_ceil_div(q->numel, d->chunk);
   }
 }
 
@@ -249,15 +285,17 @@ static ndx_status plan_create(const char *fn, ndx_cl_plan **out, ndx_cl *cl,
   unsigned copy_flags = (flags & NDX_CL_PLAN_WIDE ? NDX_COPY_WIDE : 0u) |
                         (flags & NDX_CL_PLAN_GATHER ? NDX_COPY_GATHER : 0u);
   ndx_copy_plan p;
-  ndx_status st = ndx_copy_plan_make(&p, fn, dst_l, src_l, bits, &cl_caps, copy_flags);
+  ndx_status st =
+      ndx_copy_plan_make(&p, fn, dst_l, src_l, bits,
+                         cl->shape == NDX_CL_SHAPE_GPU ? &ndx_gpu_caps : &cl_cpu_caps, copy_flags);
   if (st != NDX_OK) return st;
   bool kernel = p.path != NDX_PATH_EMPTY && p.path != NDX_PATH_BUFFER;
-  size_t pack_size = ndx_pack_size(&p.q, p.wide);
-  if (kernel && pack_size > cl->max_constant)
+  size_t launch_size = sizeof(ndx_launch) + ndx_pack_size(&p.q, p.wide);
+  if (kernel && launch_size > cl->max_constant)
     return ndx_set_error(NDX_EUNSUPPORTED,
-                         "%s: the packed layouts take %zu bytes, past the device's constant buffer "
-                         "size %llu",
-                         fn, pack_size, (unsigned long long)cl->max_constant);
+                         "%s: the launch descriptor and packed layouts take %zu bytes, past the "
+                         "device's constant buffer size %llu",
+                         fn, launch_size, (unsigned long long)cl->max_constant);
 
   ndx_cl_plan *plan = calloc(1, sizeof *plan);
   if (!plan) return ndx_set_error(NDX_ENOMEM, "%s: out of host memory", fn);
@@ -275,8 +313,6 @@ static ndx_status plan_create(const char *fn, ndx_cl_plan **out, ndx_cl *cl,
     *out = plan;
     return NDX_OK;
   }
-  int64_t items, chunk;
-  geometry(&p, &items, &chunk);
   plan->wide = p.wide;
   st = ndx_cl_kernel(cl, fn, p.wide, kind_of(p.path), bits, &plan->kernel, &plan->local);
   if (st != NDX_OK) {
@@ -285,15 +321,24 @@ static ndx_status plan_create(const char *fn, ndx_cl_plan **out, ndx_cl *cl,
   }
   snprintf(plan->kernel_name, sizeof plan->kernel_name, "ndx_%s for %d-bit elements",
            ndx_copy_path_name(p.path), bits);
+  uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
+  ndx_launch *d = (ndx_launch *)buf;
+  memset(d, 0, sizeof *d);
+  int64_t items;
+  if (cl->shape == NDX_CL_SHAPE_GPU) {
+    ndx_launch_gpu(&p, (int64_t)plan->local, NDX_CL_GPU_MAX_GROUPS, d, &items);
+    items *= (int64_t)plan->local;
+  } else {
+    cpu_launch(&p, d, &items);
+  }
   plan->items = (size_t)items;
   plan->global = ndx_round_up((size_t)items, plan->local);
-  plan->chunk = chunk;
-  uint64_t buf[NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK) / 8];
-  st = ndx_copy_plan_pack(&p, buf, sizeof buf);
+  plan->chunk = d->chunk;
+  st = ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d);
   cl_int e = CL_SUCCESS;
   if (st == NDX_OK)
-    plan->pack =
-        clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pack_size, buf, &e);
+    plan->launch =
+        clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, launch_size, buf, &e);
   if (st == NDX_OK && e != CL_SUCCESS) st = ndx_cl_fail(fn, "clCreateBuffer", e);
   if (st != NDX_OK) {
     free(plan);
@@ -315,7 +360,7 @@ ndx_status ndx_cl_plan_create(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *d
 
 void ndx_cl_plan_destroy(ndx_cl_plan *plan) {
   if (!plan) return;
-  if (plan->pack) clReleaseMemObject(plan->pack);
+  if (plan->launch) clReleaseMemObject(plan->launch);
   free(plan);
 }
 
@@ -395,22 +440,28 @@ ndx_status ndx_cl_check_disjoint(const char *fn, const char *na, cl_mem a, const
 
 /* ---- Reports -------------------------------------------------------------------- */
 
-ndx_status ndx_cl_report_new(ndx_cl *cl, const char *fn, ndx_cl_report **out) {
+ndx_status ndx_cl_report_on(ndx_cl *cl, const char *fn, cl_mem status, ndx_cl_report **out) {
   ndx_cl_report *r = calloc(1, sizeof *r);
   if (!r) return ndx_set_error(NDX_ENOMEM, "%s: out of host memory", fn);
-  cl_int e;
-  r->status = clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof r->host,
-                             r->host, &e);
-  if (e != CL_SUCCESS) {
-    free(r);
-    return ndx_cl_fail(fn, "clCreateBuffer", e);
-  }
+  clRetainMemObject(status);
+  r->status = status;
   r->fn = fn;
   pthread_mutex_lock(&cl->lock);
   r->seq = cl->seq++;
   pthread_mutex_unlock(&cl->lock);
   *out = r;
   return NDX_OK;
+}
+
+ndx_status ndx_cl_report_new(ndx_cl *cl, const char *fn, ndx_cl_report **out) {
+  cl_uint zero[8] = {0};
+  cl_int e;
+  cl_mem status =
+      clCreateBuffer(cl->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, zero, &e);
+  if (e != CL_SUCCESS) return ndx_cl_fail(fn, "clCreateBuffer", e);
+  ndx_status s = ndx_cl_report_on(cl, fn, status, out);
+  clReleaseMemObject(status); /* the report holds it now, or nothing does */
+  return s;
 }
 
 void ndx_cl_report_free(ndx_cl_report *r) {
@@ -447,7 +498,7 @@ static ndx_status report_finish(ndx_cl_report *r) {
 }
 
 ndx_status ndx_cl_report_enqueue(ndx_cl *cl, const char *fn, ndx_cl_report *r,
-                                 cl_command_queue queue, cl_event after) {
+                                 cl_command_queue queue, cl_event after, cl_event *read) {
   cl_int e = clEnqueueReadBuffer(queue, r->status, CL_FALSE, 0, sizeof r->host, r->host, 1, &after,
                                  &r->read);
   if (e != CL_SUCCESS) {
@@ -457,6 +508,7 @@ ndx_status ndx_cl_report_enqueue(ndx_cl *cl, const char *fn, ndx_cl_report *r,
     ndx_cl_report_free(r);
     return ndx_cl_fail(fn, "clEnqueueReadBuffer", e);
   }
+  /* pending from here: the read-back writes r->host until it ends */
   r->next = NULL;
   pthread_mutex_lock(&cl->lock);
   if (cl->pending_last)
@@ -464,7 +516,11 @@ ndx_status ndx_cl_report_enqueue(ndx_cl *cl, const char *fn, ndx_cl_report *r,
   else
     cl->pending = r;
   cl->pending_last = r;
+  cl_event ev = r->read; /* r may be reaped by another thread once the lock is released */
+  if (read) e = clRetainEvent(ev);
   pthread_mutex_unlock(&cl->lock);
+  if (e != CL_SUCCESS) return ndx_cl_fail(fn, "clRetainEvent", e);
+  if (read) *read = ev;
   return NDX_OK;
 }
 
@@ -551,15 +607,14 @@ static ndx_status enqueue_kernel(const char *fn, const ndx_cl_plan *plan, cl_com
   cl_event ev = NULL;
   const char *call = "clSetKernelArg";
   pthread_mutex_lock(&cl->lock);
-  e = clSetKernelArg(plan->kernel, 0, sizeof(cl_mem), &plan->pack);
+  e = clSetKernelArg(plan->kernel, 0, sizeof(cl_mem), &plan->launch);
   if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 1, sizeof(cl_mem), &dst);
   if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 2, sizeof(cl_mem), &src);
-  if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 3, sizeof(cl_long), &plan->chunk);
   if (c) {
     cl_ulong sd = bd->size, ss = bs->size;
-    if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 4, sizeof sd, &sd);
-    if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 5, sizeof ss, &ss);
-    if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 6, sizeof(cl_mem), &c->status);
+    if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 3, sizeof sd, &sd);
+    if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 4, sizeof ss, &ss);
+    if (e == CL_SUCCESS) e = clSetKernelArg(plan->kernel, 5, sizeof(cl_mem), &c->status);
   }
   if (e == CL_SUCCESS) {
     call = "clEnqueueNDRangeKernel";
@@ -586,7 +641,7 @@ static ndx_status enqueue_kernel(const char *fn, const ndx_cl_plan *plan, cl_com
         return s;
       }
     } else {
-      ndx_status s = ndx_cl_report_enqueue(cl, fn, c, queue, ev);
+      ndx_status s = ndx_cl_report_enqueue(cl, fn, c, queue, ev, NULL);
       if (s != NDX_OK) {
         clReleaseEvent(ev);
         return s;

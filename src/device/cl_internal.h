@@ -19,8 +19,9 @@ extern const size_t ndx_cl_probe_source_size;
 const char *ndx_cl_family(int kind, unsigned *widths);
 
 /* Into `out`: the options ndx builds kernel ndx_<name> with, for `bits`-bit
- * elements (0: a kernel of no width) in index form `wide` (0 or 1). */
-void ndx_cl_build_options(char *out, size_t size, int wide, const char *name, int bits);
+ * elements (0: a kernel of no width) in index form `wide` (0 or 1), in the
+ * gpu shape where `gpu` is 1 (else the cpu shape). */
+void ndx_cl_build_options(char *out, size_t size, int gpu, int wide, const char *name, int bits);
 
 /* Flags of ndx_cl_plan_create_flags. */
 enum {
@@ -46,7 +47,9 @@ ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_lay
 int ndx_cl_plan_wide(const ndx_cl_plan *plan);
 
 /* The work-items a plan launches (before rounding up to the work-group) and
- * what each does (elements or bytes; 0 for the empty and buffer paths). */
+ * what each does in the cpu shape (elements, bytes or batches; 0 for the
+ * empty and buffer paths, and in the gpu shape, whose work-items take the
+ * launch's units in turn). */
 void ndx_cl_plan_work(const ndx_cl_plan *plan, size_t *items, long long *chunk);
 
 /* Flags of ndx_cl_index_flags. */
@@ -66,5 +69,14 @@ ndx_status ndx_cl_index_flags(bool scatter, unsigned internal, ndx_cl *cl, cl_co
                               const ndx_layout *src_l, int axis, cl_mem index,
                               const ndx_layout *index_l, int index_bits, unsigned flags, int bits,
                               cl_uint nwait, const cl_event *wait, cl_event *done);
+
+/* ndx_cl_index_plan_create_gather (`scatter` false) or
+ * ndx_cl_index_plan_create_scatter with `internal` flags (NDX_CL_INDEX_*), for
+ * the tests and the bench. */
+ndx_status ndx_cl_index_plan_create_flags(ndx_cl_index_plan **out, bool scatter, unsigned internal,
+                                          ndx_cl *cl, const ndx_layout *dst_l,
+                                          const ndx_layout *src_l, int axis,
+                                          const ndx_layout *index_l, int index_bits, unsigned flags,
+                                          int bits);
 
 #endif /* NDX_CL_INTERNAL_H */

@@ -44,11 +44,11 @@ int ndx_cl_log2_bits(int bits) {
   return l;
 }
 
-void ndx_cl_build_options(char *out, size_t size, int wide, const char *name, int bits) {
+void ndx_cl_build_options(char *out, size_t size, int gpu, int wide, const char *name, int bits) {
   char width[24] = "";
   if (bits > 0) snprintf(width, sizeof width, " -DNDX_BITS=%d", bits);
-  snprintf(out, size, "-cl-std=CL1.2 -DNDX_WIDE=%d -DNDX_KERNEL_%s%s%s", wide, name, width,
-           NDX_BOUNDS_CHECK ? " -DNDX_BOUNDS_CHECK" : "");
+  snprintf(out, size, "-cl-std=CL1.2 -DNDX_WIDE=%d -DNDX_KERNEL_%s%s%s%s", wide, name, width,
+           gpu ? " -DNDX_SHAPE_GPU" : "", NDX_BOUNDS_CHECK ? " -DNDX_BOUNDS_CHECK" : "");
 }
 
 int ndx_cl_bounds_checked(void) {
@@ -63,8 +63,8 @@ typedef struct ndx_cl_group {
   cl_context context;
   cl_device_id device;
   int users;
-  pthread_mutex_t build; /* one build at a time; `program` */
-  cl_program program[2][NDX_CL_KINDS][NDX_CL_WIDTHS];
+  pthread_mutex_t build;                                 /* one build at a time; `program` */
+  cl_program program[2][2][NDX_CL_KINDS][NDX_CL_WIDTHS]; /* [shape][wide][kind][log2 bits] */
 } ndx_cl_group;
 
 static pthread_mutex_t groups_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -104,21 +104,22 @@ void ndx_cl_group_leave(ndx_cl *cl) {
   }
   pthread_mutex_unlock(&groups_lock);
   if (!last) return;
-  for (int f = 0; f < 2; f++)
-    for (int k = 0; k < NDX_CL_KINDS; k++)
-      for (int w = 0; w < NDX_CL_WIDTHS; w++)
-        if (g->program[f][k][w]) clReleaseProgram(g->program[f][k][w]);
+  for (int sh = 0; sh < 2; sh++)
+    for (int f = 0; f < 2; f++)
+      for (int k = 0; k < NDX_CL_KINDS; k++)
+        for (int w = 0; w < NDX_CL_WIDTHS; w++)
+          if (g->program[sh][f][k][w]) clReleaseProgram(g->program[sh][f][k][w]);
   pthread_mutex_destroy(&g->build);
   free(g);
 }
 
 /* Builds the program of kernel ndx_<name> for `bits`-bit elements in form
- * `wide` from the embedded source; on failure the build log is in the
- * message, which names `fn`, the call the user made. */
+ * `wide` and cl's shape from the embedded source; on failure the build log
+ * is in the message, which names `fn`, the call the user made. */
 static ndx_status build(const ndx_cl *cl, const char *fn, int wide, const char *name, int bits,
                         cl_program *out) {
   char options[160];
-  ndx_cl_build_options(options, sizeof options, wide, name, bits);
+  ndx_cl_build_options(options, sizeof options, cl->shape == NDX_CL_SHAPE_GPU, wide, name, bits);
   const char *src = ndx_cl_copy_source;
   size_t len = ndx_cl_copy_source_size;
   cl_int e;
@@ -165,7 +166,8 @@ static ndx_status group_program(ndx_cl *cl, const char *fn, int wide, int kind, 
   ndx_cl_group *g = cl->group;
   pthread_mutex_lock(&g->build);
   ndx_status s = NDX_OK;
-  if (!g->program[wide][kind][w]) {
+  cl_program *slot = &g->program[cl->shape][wide][kind][w];
+  if (!*slot) {
     pthread_mutex_lock(&cl->lock);
     ndx_cl_build_fn *on_build = cl->on_build;
     void *user = cl->on_build_user;
@@ -175,13 +177,13 @@ static ndx_status group_program(ndx_cl *cl, const char *fn, int wide, int kind, 
     ndx_cl_build_event ev = {kernel, families[kind].widths ? 1 << w : 0, wide, 0, 0.0, NDX_OK};
     double t0 = seconds_now();
     if (on_build) on_build(user, &ev);
-    s = build(cl, fn, wide, families[kind].name, ev.bits, &g->program[wide][kind][w]);
+    s = build(cl, fn, wide, families[kind].name, ev.bits, slot);
     ev.done = 1;
     ev.seconds = seconds_now() - t0;
     ev.status = s;
     if (on_build) on_build(user, &ev);
   }
-  *out = g->program[wide][kind][w];
+  *out = *slot;
   pthread_mutex_unlock(&g->build);
   return s;
 }
@@ -212,7 +214,8 @@ ndx_status ndx_cl_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int bit
   pthread_mutex_lock(&cl->lock);
   if (!cl->kernel[wide][kind][w]) { /* else another thread made it meanwhile */
     cl->kernel[wide][kind][w] = k;
-    cl->local[wide][kind][w] = wg < NDX_CL_LOCAL_SIZE && wg > 0 ? wg : NDX_CL_LOCAL_SIZE;
+    size_t want = cl->shape == NDX_CL_SHAPE_GPU ? NDX_CL_GPU_LOCAL_SIZE : NDX_CL_LOCAL_SIZE;
+    cl->local[wide][kind][w] = wg < want && wg > 0 ? wg : want;
     k = NULL;
   }
   *kernel = cl->kernel[wide][kind][w];

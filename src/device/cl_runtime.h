@@ -43,9 +43,13 @@ typedef struct ndx_cl_report {
   ndx_index_site site;
 } ndx_cl_report;
 
+/* The shape of the copy kernels an ndx_cl runs (ndx_cl.h, NDX_CL_SHAPE). */
+typedef enum ndx_cl_shape_kind { NDX_CL_SHAPE_CPU, NDX_CL_SHAPE_GPU } ndx_cl_shape_kind;
+
 struct ndx_cl {
   cl_context context;
   cl_device_id device;
+  ndx_cl_shape_kind shape;
   struct ndx_cl_group *group; /* the programs of context and device (cl_program.c) */
   cl_kernel kernel[2][NDX_CL_KINDS][NDX_CL_WIDTHS]; /* NULL until first needed */
   size_t local[2][NDX_CL_KINDS][NDX_CL_WIDTHS];
@@ -83,9 +87,9 @@ ndx_status ndx_cl_group_join(ndx_cl *cl);
 void ndx_cl_group_leave(ndx_cl *cl);
 
 /* cl's kernel of family `kind` for `bits`-bit elements (any, for a family
- * of one kernel) in index form `wide`, and its work-group size. The first
- * call for a family, width and form in a context and device builds the
- * program (kernels/ndx_copy.cl); errors name `fn`. */
+ * of one kernel) in index form `wide` and cl's shape, and its work-group
+ * size. The first call for a shape, family, width and form in a context and
+ * device builds the program (kernels/ndx_copy.cl); errors name `fn`. */
 ndx_status ndx_cl_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int bits,
                          cl_kernel *kernel, size_t *local);
 
@@ -109,14 +113,21 @@ ndx_status ndx_cl_check_disjoint(const char *fn, const char *na, cl_mem a, const
 /* A new report with a zeroed status buffer of its own, into *out. */
 ndx_status ndx_cl_report_new(ndx_cl *cl, const char *fn, ndx_cl_report **out);
 
+/* A new report on `status`, a status buffer the caller zeroes before its
+ * kernel runs (an index plan's pool slot), retained until the report is
+ * freed, into *out. */
+ndx_status ndx_cl_report_on(ndx_cl *cl, const char *fn, cl_mem status, ndx_cl_report **out);
+
 /* Frees a report that has no read-back enqueued. */
 void ndx_cl_report_free(ndx_cl_report *r);
 
 /* Enqueues the read-back of r's status after `after` and puts r on cl's
  * pending list, which then owns it (ndx_cl_check, ndx_cl_reap); on failure
- * r is freed. */
+ * r is freed. With `read`, *read gets a reference of its own to the
+ * read-back's event (a pool slot must not be reused before it ends, and
+ * the report may be freed by another thread as soon as it is pending). */
 ndx_status ndx_cl_report_enqueue(ndx_cl *cl, const char *fn, ndx_cl_report *r,
-                                 cl_command_queue queue, cl_event after);
+                                 cl_command_queue queue, cl_event after, cl_event *read);
 
 /* Frees the oldest pending reports whose read-back is complete, up to the
  * first that is not, without waiting, keeping the oldest fault among them

@@ -23,7 +23,7 @@
 #define NDX_CL_INDEX_ROWS_BYTES 65536
 
 /* A gather's copy pass by rows writes its rows with streaming stores where
- * the device has them (x86 CPUs, NDX_STREAM in kernels/ndx_copy_items.h)
+ * the device has them (x86 CPUs, NDX_STREAM in kernels/ndx_cpu_vectors.h)
  * when it writes at least three quarters of the device's global memory
  * cache (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE): an output the cache would not
  * keep, sent past it with no read for ownership. (Scatters' rows, at random
@@ -44,5 +44,17 @@
  * clEnqueueCopyBuffer); below it, the enqueue cost of a kernel (a pack
  * buffer, arguments) outweighs the copy. */
 #define NDX_CL_KERNEL_COPY_BYTES (1 << 20)
+
+/* ---- The gpu shape (kernels/ndx_copy_gpu.h) -------------------------------- */
+
+/* Work-items per work-group: eight warps of 32 (NVIDIA) or four
+ * wavefronts of 64 (AMD), which a transpose tile of 32 x 32 elements keeps
+ * busy with four elements each. Less where a kernel allows less. */
+#define NDX_CL_GPU_LOCAL_SIZE 256
+
+/* The most work-groups a launch has: more units than these groups' work-
+ * items take are looped over (every work-item takes every launch-size-th
+ * unit), so that a huge copy costs no more launch than a big one. */
+#define NDX_CL_GPU_MAX_GROUPS 65536
 
 #endif /* NDX_CL_TUNING_H */

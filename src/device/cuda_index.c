@@ -19,6 +19,12 @@
  * life (cudaFreeHost would synchronize the device). One mutex guards the
  * pending list and the pool.
  *
+ * An index plan (ndx_cuda_index_plan_*, planned by cuda_index_plan.c) is the
+ * same launch of a call planned once. Its temporaries need no pool of the
+ * plan's: the device memory comes from the stream-ordered allocator
+ * (cudaMallocAsync, which reuses its pool's memory), the pinned status
+ * slots and events from the process's pool above.
+ *
  * The HIP build compiles this file again with NDX_HIP (libndx_hip:
  * ndx_hip_gather, ndx_hip_scatter, ndx_hip_check); kernels/ndx_gpu.h maps
  * the names, and the messages name the calls as that build spells them. */
@@ -216,7 +222,22 @@ static ndx_status enqueue(const char *fn, const ndx_cuda_index_call *c, report *
   return s;
 }
 
-/* One gather or scatter: plan, pointers, report, then the launch. */
+/* A planned call launched for `fn`: pointers, report, then the launch. */
+static ndx_status launch_call(const char *fn, const ndx_cuda_index_call *c, cudaStream_t stream,
+                              void *dst, const void *src, const void *index) {
+  ndx_status s = check_pointers(fn, &c->plan, dst, src, index);
+  if (s != NDX_OK || c->plan.empty) return s;
+  report *r;
+  s = take_report(fn, stream, &r);
+  if (s != NDX_OK) return s;
+  r->site = c->plan.site;
+  r->site.call = fn;
+  s = enqueue(fn, c, r, stream, dst, src, index);
+  put_report(r, s == NDX_OK);
+  return s;
+}
+
+/* One gather or scatter: plan (on the stack), then the launch. */
 static ndx_status index_call(const char *fn, bool scatter, unsigned internal, cudaStream_t stream,
                              void *dst, const ndx_layout *dst_l, const void *src,
                              const ndx_layout *src_l, int axis, const void *index,
@@ -224,15 +245,14 @@ static ndx_status index_call(const char *fn, bool scatter, unsigned internal, cu
   ndx_cuda_index_call c;
   ndx_status s = ndx_cuda_index_fill(&c, fn, scatter, dst_l, src_l, axis, index_l, index_bits,
                                      flags, bits, internal);
-  if (s == NDX_OK) s = check_pointers(fn, &c.plan, dst, src, index);
-  if (s != NDX_OK || c.plan.empty) return s;
-  report *r;
-  s = take_report(fn, stream, &r);
-  if (s != NDX_OK) return s;
-  r->site = c.plan.site;
-  s = enqueue(fn, &c, r, stream, dst, src, index);
-  put_report(r, s == NDX_OK);
-  return s;
+  return s == NDX_OK ? launch_call(fn, &c, stream, dst, src, index) : s;
+}
+
+ndx_status ndx_cuda_index_plan_launch(const ndx_cuda_index_plan *plan, cudaStream_t stream,
+                                      void *dst, const void *src, const void *index) {
+  if (!plan)
+    return ndx_set_error(NDX_EINVAL, "%s: plan is NULL", NDX_GPU_STR(ndx_cuda_index_plan_launch));
+  return launch_call(NDX_GPU_STR(ndx_cuda_index_plan_launch), &plan->call, stream, dst, src, index);
 }
 
 ndx_status ndx_cuda_index_flags(bool scatter, unsigned internal, cudaStream_t stream, void *dst,

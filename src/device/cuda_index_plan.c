@@ -1,6 +1,7 @@
 /* cuda_index_plan.c: a CUDA gather or scatter planned for launch
  * (cuda_index_plan.h): the shared planner's two passes as kernel arguments
  * and grids. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_index_plan.h"
@@ -89,4 +90,41 @@ ndx_status ndx_cuda_index_fill(ndx_cuda_index_call *c, const char *fn, bool scat
   }
   *c = tmp;
   return NDX_OK;
+}
+
+/* An index plan for `fn`'s messages: the call planned, on the heap. */
+static ndx_status plan_create(const char *fn, ndx_cuda_index_plan **out, bool scatter,
+                              const ndx_layout *dst_l, const ndx_layout *src_l, int axis,
+                              const ndx_layout *index_l, int index_bits, unsigned flags, int bits) {
+  if (!out) return ndx_set_error(NDX_EINVAL, "%s: out is NULL", fn);
+  ndx_cuda_index_plan *p = malloc(sizeof *p);
+  if (!p) return ndx_set_error(NDX_ENOMEM, "%s: out of host memory", fn);
+  ndx_status s = ndx_cuda_index_fill(&p->call, fn, scatter, dst_l, src_l, axis, index_l, index_bits,
+                                     flags, bits, 0);
+  if (s != NDX_OK) {
+    free(p);
+    return s;
+  }
+  *out = p;
+  return NDX_OK;
+}
+
+ndx_status ndx_cuda_index_plan_create_gather(ndx_cuda_index_plan **out, const ndx_layout *dst_l,
+                                             const ndx_layout *src_l, int axis,
+                                             const ndx_layout *index_l, int index_bits,
+                                             unsigned flags, int bits) {
+  return plan_create(NDX_GPU_STR(ndx_cuda_index_plan_create_gather), out, false, dst_l, src_l, axis,
+                     index_l, index_bits, flags, bits);
+}
+
+ndx_status ndx_cuda_index_plan_create_scatter(ndx_cuda_index_plan **out, const ndx_layout *dst_l,
+                                              const ndx_layout *src_l, int axis,
+                                              const ndx_layout *index_l, int index_bits,
+                                              unsigned flags, int bits) {
+  return plan_create(NDX_GPU_STR(ndx_cuda_index_plan_create_scatter), out, true, dst_l, src_l, axis,
+                     index_l, index_bits, flags, bits);
+}
+
+void ndx_cuda_index_plan_destroy(ndx_cuda_index_plan *plan) {
+  free(plan);
 }

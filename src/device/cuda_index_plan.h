@@ -54,6 +54,12 @@ ndx_status ndx_cuda_index_fill(ndx_cuda_index_call *c, const char *fn, bool scat
                                const ndx_layout *index_l, int index_bits, unsigned flags, int bits,
                                unsigned internal);
 
+/* An index plan (ndx_cuda_index_plan_create_gather/_scatter): the planned
+ * call, on the heap. */
+struct ndx_cuda_index_plan {
+  ndx_cuda_index_call call;
+};
+
 /* ndx_cuda_gather (`scatter` false) or ndx_cuda_scatter with `internal`
  * flags, for the tests and the bench (cuda_index.c). */
 ndx_status ndx_cuda_index_flags(bool scatter, unsigned internal, cudaStream_t stream, void *dst,

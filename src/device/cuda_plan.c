@@ -19,7 +19,7 @@
 #include "cuda_plan.h"
 #include "host/copy_plan.h"
 #include "host/ndx_internal.h"
-#include "ndx_copy_items.h"
+#include "ndx_copy_geometry.h"
 #include "ndx_cuda_select.h"
 
 /* CUDA's kernels add word transposes to the common paths; contiguous copies

@@ -1,0 +1,143 @@
+/* gpu_cases.c: the copy cases of ndx-bench-cuda (gpu_cases.h). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gpu_cases.h"
+
+static gpu_case *cases;
+static int ncases, max_cases;
+
+static void die(const char *what) {
+  fprintf(stderr, "gpu_cases: %s: %s\n", what, ndx_last_error());
+  exit(1);
+}
+
+static ndx_layout contig(int rank, const int64_t *shape) {
+  ndx_layout l;
+  if (ndx_contiguous(&l, rank, shape) != NDX_OK) die("ndx_contiguous");
+  return l;
+}
+
+static gpu_case *add(const char *name, const char *group, double target, int bits) {
+  if (ncases == max_cases) {
+    fprintf(stderr, "gpu_cases: more than %d cases\n", max_cases);
+    exit(1);
+  }
+  gpu_case *c = &cases[ncases++];
+  c->name = name, c->group = group, c->target = target, c->bits = bits;
+  return c;
+}
+
+/* dst contiguous `shape`; src the C-order tensor of the permuted shape, seen
+ * through the inverse permutation (what x.permute(perm).contiguous() copies). */
+static void add_permute(const char *name, const char *group, double target, int bits, int rank,
+                        const int64_t *shape, const int32_t *perm) {
+  gpu_case *c = add(name, group, target, bits);
+  int64_t parent[NDX_MAX_RANK];
+  int32_t inv[NDX_MAX_RANK];
+  for (int a = 0; a < rank; a++) parent[a] = shape[perm[a]], inv[perm[a]] = a;
+  ndx_layout p = contig(rank, parent);
+  if (ndx_permute(&c->src, &p, inv) != NDX_OK) die("ndx_permute");
+  c->dst = contig(rank, shape);
+}
+
+static void add_transpose(const char *name, const char *group, double target, int bits,
+                          int64_t rows, int64_t cols) {
+  int64_t s[2] = {rows, cols};
+  int32_t t[2] = {1, 0};
+  add_permute(name, group, target, bits, 2, s, t);
+}
+
+int gpu_cases(gpu_case *out, int max) {
+  cases = out, ncases = 0, max_cases = max;
+  const int64_t M = 16777216; /* fp32 elements in 64 MiB */
+  gpu_case *c;
+  c = add("contiguous fp32 [16777216]", "contiguous", 0.95, 32);
+  c->dst = c->src = contig(1, &M);
+  {
+    int64_t p[2] = {4096, 8192};
+    ndx_range r[2] = {{0, 4096, 1}, {0, 4096, 2}};
+    c = add("slice step 2 inner fp32 [4096,8192][:, ::2]", "slice", 0.85, 32);
+    ndx_layout l = contig(2, p);
+    if (ndx_slice(&c->src, &l, r) != NDX_OK) die("ndx_slice");
+    c->dst = contig(2, c->src.shape);
+  }
+  {
+    int64_t p[2] = {8192, 4096};
+    ndx_range r[2] = {{0, 4096, 2}, {0, 4096, 1}};
+    c = add("slice step 2 outer fp32 [8192,4096][::2]", "slice", 0.85, 32);
+    ndx_layout l = contig(2, p);
+    if (ndx_slice(&c->src, &l, r) != NDX_OK) die("ndx_slice");
+    c->dst = contig(2, c->src.shape);
+  }
+  {
+    int64_t p[3] = {256, 260, 260};
+    ndx_range r[3] = {{0, 256, 1}, {2, 256, 1}, {3, 256, 1}};
+    c = add("narrow 3-d fp32 [256,260,260][:, 2:258, 3:259]", "slice", 0.85, 32);
+    ndx_layout l = contig(3, p);
+    if (ndx_slice(&c->src, &l, r) != NDX_OK) die("ndx_slice");
+    c->dst = contig(3, c->src.shape);
+  }
+  {
+    int64_t row[2] = {1, 4096}, col[2] = {4096, 1}, full[2] = {4096, 4096};
+    c = add("broadcast rows fp32 [1,4096] -> [4096,4096]", "broadcast", 0.85, 32);
+    ndx_layout l = contig(2, row);
+    if (ndx_broadcast(&c->src, &l, 2, full) != NDX_OK) die("ndx_broadcast");
+    c->dst = contig(2, full);
+    c = add("broadcast columns fp32 [4096,1] -> [4096,4096]", "broadcast", 0.85, 32);
+    l = contig(2, col);
+    if (ndx_broadcast(&c->src, &l, 2, full) != NDX_OK) die("ndx_broadcast");
+    c->dst = contig(2, full);
+  }
+  {
+    int64_t s[2] = {4096, 4096};
+    ndx_layout l = contig(2, s);
+    c = add("flip inner fp32 [4096,4096][:, ::-1]", "flip", 0.85, 32);
+    if (ndx_flip(&c->src, &l, 1) != NDX_OK) die("ndx_flip");
+    c->dst = l;
+    c = add("flip outer fp32 [4096,4096][::-1]", "flip", 0.85, 32);
+    if (ndx_flip(&c->src, &l, 0) != NDX_OK) die("ndx_flip");
+    c->dst = l;
+    c = add("flip 1-d fp32 [16777216][::-1]", "flip", 0.85, 32);
+    ndx_layout v = contig(1, &M);
+    if (ndx_flip(&c->src, &v, 0) != NDX_OK) die("ndx_flip");
+    c->dst = v;
+  }
+  add_transpose("transpose fp32 4096x4096", "transpose fp32", 0.85, 32, 4096, 4096);
+  add_transpose("transpose fp32 4000x3000", "transpose fp32", 0.85, 32, 4000, 3000);
+  add_transpose("transpose fp32 3x1000003", "transpose fp32", 0.85, 32, 3, 1000003);
+  add_transpose("transpose fp32 1000003x3", "transpose fp32", 0.85, 32, 1000003, 3);
+  {
+    int64_t s3[3] = {256, 256, 256};
+    int32_t p3[3] = {2, 1, 0};
+    add_permute("permute rank 3 fp32 [256]^3 (2,1,0)", "permute", 0.70, 32, 3, s3, p3);
+    int32_t q3[3] = {1, 2, 0};
+    add_permute("permute rank 3 fp32 [256]^3 (1,2,0)", "permute", 0.70, 32, 3, s3, q3);
+    int64_t s4[4] = {64, 64, 64, 64};
+    int32_t p4[4] = {0, 2, 3, 1};
+    add_permute("permute rank 4 fp32 [64]^4 (0,2,3,1) NCHW->NHWC", "permute", 0.70, 32, 4, s4, p4);
+    int32_t q4[4] = {3, 2, 1, 0};
+    add_permute("permute rank 4 fp32 [64]^4 (3,2,1,0)", "permute", 0.70, 32, 4, s4, q4);
+    int64_t s5[5] = {16, 32, 32, 32, 32};
+    int32_t p5[5] = {4, 1, 3, 0, 2};
+    add_permute("permute rank 5 fp32 [16,32,32,32,32] (4,1,3,0,2)", "permute", 0.70, 32, 5, s5, p5);
+    int64_t s8[8] = {8, 8, 8, 8, 8, 8, 8, 8};
+    int32_t p8[8] = {7, 6, 5, 4, 3, 2, 1, 0};
+    add_permute("permute rank 8 fp32 [8]^8 reversed", "permute", 0.70, 32, 8, s8, p8);
+    int32_t q8[8] = {1, 3, 5, 7, 0, 2, 4, 6};
+    add_permute("permute rank 8 fp32 [8]^8 (1,3,5,7,0,2,4,6)", "permute", 0.70, 32, 8, s8, q8);
+    int64_t o8[8] = {5, 7, 9, 11, 5, 7, 9, 11};
+    int32_t r8[8] = {7, 1, 5, 3, 6, 0, 4, 2};
+    add_permute("permute rank 8 fp32 [5,7,9,11,5,7,9,11] (7,1,5,3,6,0,4,2)", "permute", 0.70, 32, 8,
+                o8, r8);
+  }
+  add_transpose("transpose 4-bit 8192x16384", "transpose sub-byte", 0.5, 4, 8192, 16384);
+  add_transpose("transpose 4-bit 16384x8192", "transpose sub-byte", 0.5, 4, 16384, 8192);
+  add_transpose("transpose 2-bit 16384x16384", "transpose sub-byte", 0, 2, 16384, 16384);
+  add_transpose("transpose 1-bit 16384x32768", "transpose sub-byte", 0, 1, 16384, 32768);
+  add_transpose("transpose 8-bit 8192x8192", "transpose 8/16-bit", 0.80, 8, 8192, 8192);
+  add_transpose("transpose 16-bit 4096x8192", "transpose 8/16-bit", 0.80, 16, 4096, 8192);
+  add_transpose("transpose 8-bit 8000x8000", "transpose 8/16-bit", 0.80, 8, 8000, 8000);
+  add_transpose("transpose 16-bit 5000x6000", "transpose 8/16-bit", 0.80, 16, 5000, 6000);
+  return ncases;
+}

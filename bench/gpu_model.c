@@ -1,0 +1,422 @@
+/* gpu_model.c: ndx-bench --gpu-model (gpu_model.h): the gpu-shaped copy
+ * kernels' memory behaviour on an NVIDIA GPU, worked out on the host.
+ *
+ * Each case of ndx-bench-cuda is planned as ndx_cl's gpu shape plans it
+ * (ndx_copy_plan_make with ndx_gpu_caps, then ndx_launch_gpu), and sampled
+ * work-groups of its launch (the first, middle and last eight) run here,
+ * work-item by work-item, through the kernel bodies themselves
+ * (kernels/ndx_copy_gpu.h, compiled as host C below), which report every
+ * access through NDX_GPU_TRACE. The accesses of the work-items of one warp
+ * at one site and loop step are a request. Per case:
+ *   - global loads and stores: sector use, the request's bytes over the
+ *     bytes of the sectors it touches, summed over the requests, against
+ *     its bound: the same for all the sample's bytes at once, each sector
+ *     counted once, which is the best any kernel can do on those layouts (a
+ *     step-2 slice reads half of every sector). Below 0.9 of the bound on
+ *     either side, the case is "below bound";
+ *   - shared memory: wavefronts against the ideal (gpu_model.h); any more
+ *     is a bank conflict;
+ *   - bytes in flight per SM: the bytes a work-item loads before its next
+ *     store (which waits for them), on average, times the work-items an SM
+ *     of an H100 (132 SMs, 2048 threads and 32 blocks each, 228 KiB of
+ *     shared memory, 1 KiB of it per block for the system) holds at the
+ *     launch's occupancy: what Little's law sets against the memory's
+ *     latency (docs/device.md, section 10).
+ * The data the bodies move is the buffers' zeros: no address depends on
+ * data, so barriers need no order here and each work-item runs its whole
+ * body in turn. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "gpu_cases.h"
+#include "gpu_model.h"
+#include "host/launch.h"
+#include "host/ndx_internal.h"
+
+/* ---- The bodies, built for the host ------------------------------------------- */
+
+static int64_t model_lid, model_gid, model_local, model_groups;
+static void model_trace(int site, int64_t step, const void *addr, int bytes);
+
+#define NDX_LOCAL
+#define NDX_SHARED
+#define NDX_BARRIER() ((void)0)
+#define NDX_LOCAL_ID model_lid
+#define NDX_LOCAL_SIZE model_local
+#define NDX_GROUP_ID model_gid
+#define NDX_GROUPS model_groups
+#define NDX_GPU_TRACE(site, step, addr, bytes)                                                     \
+  model_trace(site, step, (const void *)(addr), (int)(bytes))
+#undef NDX_WIDE
+#define NDX_WIDE 0
+#include "ndx_copy_gpu.h"
+#undef NDX_WIDE
+#define NDX_WIDE 1
+#include "ndx_copy_gpu.h"
+
+/* ---- Requests ---------------------------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The most accesses a request holds (tally_group keeps no more) and the
+ * most bytes an access has. */
+#define REQUEST_MAX (GPU_MODEL_WARP * 16)
+#define ACCESS_MAX 16
+
+int64_t gpu_model_sectors(const gpu_model_access *a, int n, int64_t *bytes) {
+  static int64_t sectors[REQUEST_MAX * ACCESS_MAX], bs[REQUEST_MAX * ACCESS_MAX];
+  int ns = 0, nb = 0;
+  if (n > REQUEST_MAX) n = REQUEST_MAX;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < a[i].bytes; k++) {
+      bs[nb++] = a[i].addr + k;
+      if (k == 0 || (a[i].addr + k) % GPU_MODEL_SECTOR == 0)
+        sectors[ns++] = (a[i].addr + k) / GPU_MODEL_SECTOR;
+    }
+  qsort(sectors, (size_t)ns, sizeof *sectors, cmp_i64);
+  qsort(bs, (size_t)nb, sizeof *bs, cmp_i64);
+  int64_t distinct = 0, unique = 0;
+  for (int i = 0; i < ns; i++) distinct += i == 0 || sectors[i] != sectors[i - 1];
+  for (int i = 0; i < nb; i++) unique += i == 0 || bs[i] != bs[i - 1];
+  *bytes = unique;
+  return distinct;
+}
+
+int gpu_model_wavefronts(const gpu_model_access *a, int n, int *ideal) {
+  int size = n ? a[0].bytes : 4, per_group = size <= 4 ? GPU_MODEL_WARP : 128 / size;
+  if (n > GPU_MODEL_WARP) n = GPU_MODEL_WARP;
+  int groups = GPU_MODEL_WARP / per_group, waves = 0;
+  *ideal = 0;
+  for (int g = 0; g < groups; g++) {
+    int64_t words[GPU_MODEL_WARP * 4];
+    int nw = 0;
+    for (int i = 0; i < n; i++)
+      if (a[i].lane / per_group == g)
+        for (int64_t w = a[i].addr / 4; w <= (a[i].addr + a[i].bytes - 1) / 4; w++) words[nw++] = w;
+    if (nw == 0) continue;
+    qsort(words, (size_t)nw, sizeof *words, cmp_i64);
+    int in_bank[GPU_MODEL_BANKS] = {0}, most = 0;
+    for (int i = 0; i < nw; i++) {
+      if (i > 0 && words[i] == words[i - 1]) continue; /* a broadcast */
+      int b = (int)(words[i] % GPU_MODEL_BANKS);
+      if (++in_bank[b] > most) most = in_bank[b];
+    }
+    waves += most;
+    ++*ideal;
+  }
+  return waves;
+}
+
+/* ---- Recording ----------------------------------------------------------------------- */
+
+typedef struct record {
+  int64_t step, addr; /* global: buffer id << 48 | offset; local: offset */
+  int32_t site, lane, bytes;
+} record;
+
+static struct {
+  record *r;
+  size_t n, cap;
+  const uint8_t *base[2]; /* destination, source */
+  size_t size[2];
+  const uint8_t *tile;
+} rec;
+
+static void model_trace(int site, int64_t step, const void *addr, int bytes) {
+  const uint8_t *p = addr;
+  int64_t a;
+  if (site & NDX_TRACE_LOCAL) {
+    a = p - rec.tile;
+  } else {
+    int k = p >= rec.base[1] && p < rec.base[1] + rec.size[1];
+    a = ((int64_t)(k + 1) << 48) + (p - rec.base[k]);
+  }
+  if (rec.n == rec.cap) {
+    rec.cap = rec.cap ? 2 * rec.cap : 1 << 16;
+    rec.r = realloc(rec.r, rec.cap * sizeof *rec.r);
+    if (!rec.r) {
+      fprintf(stderr, "gpu model: out of memory\n");
+      exit(1);
+    }
+  }
+  rec.r[rec.n++] = (record){step, a, site, (int32_t)model_lid, bytes};
+}
+
+static int cmp_record(const void *x, const void *y) {
+  const record *a = x, *b = y;
+  if (a->site != b->site) return a->site - b->site;
+  if (a->step != b->step) return (a->step > b->step) - (a->step < b->step);
+  int wa = a->lane / GPU_MODEL_WARP, wb = b->lane / GPU_MODEL_WARP;
+  if (wa != wb) return wa - wb;
+  return a->lane - b->lane;
+}
+
+/* What a case's sampled requests cost. */
+typedef struct side {
+  int64_t requests, bytes, sectors;
+} side;
+
+typedef struct tally {
+  side load, store;
+  int64_t waves, ideal;
+  int64_t runs, run_bytes; /* a work-item's global loads before its next store */
+} tally;
+
+/* Marks bytes [b0, b1) in `map`, a bitmap of the bytes from `lo`. */
+static void mark(uint32_t *map, int64_t lo, int64_t b0, int64_t b1) {
+  int64_t b = b0 - lo, e = b1 - lo;
+  for (; b < e && (b & 31); b++) map[b >> 5] |= 1u << (b & 31);
+  for (; b + 32 <= e; b += 32) map[b >> 5] = ~0u;
+  for (; b < e; b++) map[b >> 5] |= 1u << (b & 31);
+}
+
+/* The sector use that operand k of pair q allows: its distinct bytes over
+ * the bytes of the distinct sectors that hold them, over the whole layout
+ * (each sector fetched once: no kernel does better). */
+static double layout_bound(const ndx_operands *q, int k, int bits) {
+  if (q->numel == 0) return 1;
+  int64_t lo, hi;
+  ndx_operands_span(q, k, &lo, &hi);
+  int64_t b_lo = (lo * bits / 8) / GPU_MODEL_SECTOR * GPU_MODEL_SECTOR;
+  int64_t b_hi = ((hi + 1) * bits + 7) / 8, eb = bits < 8 ? 1 : bits / 8;
+  size_t words = (size_t)ndx_ceil_div(b_hi - b_lo, 32);
+  uint32_t *map = calloc(words, sizeof *map);
+  if (!map) {
+    fprintf(stderr, "gpu model: out of memory for a bitmap of %zu words\n", words);
+    exit(1);
+  }
+  /* runs along the axis of the smallest nonzero stride, the others by an
+   * odometer */
+  int r = q->rank, in = r - 1;
+  for (int a = 0; a < r; a++) {
+    int64_t sa = q->strides[k][a] < 0 ? -q->strides[k][a] : q->strides[k][a];
+    int64_t si = q->strides[k][in] < 0 ? -q->strides[k][in] : q->strides[k][in];
+    if (sa != 0 && (si == 0 || sa < si)) in = a;
+  }
+  int64_t idx[NDX_MAX_RANK] = {0}, n = q->shape[in], s = q->strides[k][in];
+  for (int64_t run = 0; run < q->numel / n; run++) {
+    int64_t p0 = q->offset[k];
+    for (int a = 0; a < r; a++) p0 += a == in ? 0 : idx[a] * q->strides[k][a];
+    if (s == 1 || s == -1 || n == 1) {
+      int64_t first = s < 0 ? p0 - (n - 1) : p0;
+      mark(map, b_lo, ndx_byte_of(first, bits), ndx_byte_of(first + n - 1, bits) + eb);
+    } else {
+      for (int64_t t = 0; t < n; t++) {
+        int64_t b = ndx_byte_of(p0 + t * s, bits);
+        mark(map, b_lo, b, b + eb);
+      }
+    }
+    for (int a = r - 1; a >= 0; a--) {
+      if (a == in) continue;
+      if (++idx[a] < q->shape[a]) break;
+      idx[a] = 0;
+    }
+  }
+  int64_t bytes = 0, sectors = 0;
+  for (size_t w = 0; w < words; w++) {
+    bytes += __builtin_popcount(map[w]);
+    sectors += map[w] != 0;
+  }
+  free(map);
+  return (double)bytes / (double)(sectors * GPU_MODEL_SECTOR);
+}
+
+/* Adds the requests of rec's records (one work-group's, each work-item's
+ * in the order it made them) to t. */
+static void tally_group(tally *t) {
+  int64_t acc = 0;
+  for (size_t i = 0; i <= rec.n; i++) {
+    bool end = i == rec.n || (i > 0 && rec.r[i].lane != rec.r[i - 1].lane);
+    bool load = i < rec.n && !(rec.r[i].site & (NDX_TRACE_LOCAL | NDX_TRACE_STORE));
+    if ((end || !load) && acc > 0) t->runs++, t->run_bytes += acc, acc = 0;
+    if (load) acc += rec.r[i].bytes;
+  }
+  qsort(rec.r, rec.n, sizeof *rec.r, cmp_record);
+  gpu_model_access a[REQUEST_MAX];
+  for (size_t i = 0; i < rec.n;) {
+    size_t j = i;
+    int n = 0;
+    while (j < rec.n && rec.r[j].site == rec.r[i].site && rec.r[j].step == rec.r[i].step &&
+           rec.r[j].lane / GPU_MODEL_WARP == rec.r[i].lane / GPU_MODEL_WARP) {
+      if (n < REQUEST_MAX)
+        a[n++] = (gpu_model_access){rec.r[j].lane % GPU_MODEL_WARP, rec.r[j].bytes, rec.r[j].addr};
+      j++;
+    }
+    int site = rec.r[i].site;
+    if (site & NDX_TRACE_LOCAL) {
+      int ideal;
+      t->waves += gpu_model_wavefronts(a, n, &ideal);
+      t->ideal += ideal;
+    } else {
+      side *s = site & NDX_TRACE_STORE ? &t->store : &t->load;
+      int64_t bytes;
+      s->sectors += gpu_model_sectors(a, n, &bytes);
+      s->bytes += bytes;
+      s->requests++;
+    }
+    i = j;
+  }
+  rec.n = 0;
+}
+
+/* ---- Cases ------------------------------------------------------------------------------ */
+
+enum { LOCAL = 256, MAX_GROUPS = 65536, SMS = 132, SM_THREADS = 2048, SM_BLOCKS = 32 };
+enum { SM_SHARED = 228 * 1024, BLOCK_SHARED_RESERVED = 1024, SAMPLE = 8 };
+
+/* Runs work-group `gid` of a launch of `groups` through the body of p's
+ * path. */
+static void run_group(const ndx_copy_plan *p, const ndx_launch *d, uint8_t *dst, const uint8_t *src,
+                      uint8_t *tile, int64_t gid, int64_t groups) {
+  ndx_gpu_guard g = {0};
+  model_gid = gid, model_groups = groups, model_local = LOCAL;
+  for (model_lid = 0; model_lid < LOCAL; model_lid++) {
+    switch (p->path) {
+    case NDX_PATH_ROWS:
+      p->wide ? ndx_gpu_rows_w64(d, dst, src, p->bits, &g)
+              : ndx_gpu_rows_w32(d, dst, src, p->bits, &g);
+      break;
+    case NDX_PATH_TRANSPOSE:
+      p->wide ? ndx_gpu_transpose_w64(d, tile, dst, src, p->bits, &g)
+              : ndx_gpu_transpose_w32(d, tile, dst, src, p->bits, &g);
+      break;
+    case NDX_PATH_BYTES:
+      p->wide ? ndx_gpu_bytes_w64(d, dst, src, p->bits, &g)
+              : ndx_gpu_bytes_w32(d, dst, src, p->bits, &g);
+      break;
+    default:
+      p->wide ? ndx_gpu_gather_w64(d, dst, src, p->bits, &g)
+              : ndx_gpu_gather_w32(d, dst, src, p->bits, &g);
+    }
+  }
+}
+
+static void *zeroed(size_t n) {
+  void *m = NULL;
+  if (posix_memalign(&m, 4096, n ? n : 1) != 0) return NULL;
+  memset(m, 0, n ? n : 1);
+  return m;
+}
+
+static size_t span_bytes(const ndx_layout *l, int bits) {
+  int64_t lo, hi;
+  ndx_span(l, &lo, &hi);
+  return (size_t)((hi * bits + 7) / 8);
+}
+
+void gpu_model_case(const gpu_case *c, gpu_model_result *res) {
+  memset(res, 0, sizeof *res);
+  res->load_use = res->load_bound = res->store_use = res->store_bound = 1;
+  ndx_copy_plan p;
+  if (ndx_copy_plan_make(&p, "gpu model", &c->dst, &c->src, c->bits, &ndx_gpu_caps, 0) != NDX_OK) {
+    fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
+    exit(1);
+  }
+  res->path = ndx_copy_path_name(p.path);
+  if (p.path == NDX_PATH_EMPTY || p.path == NDX_PATH_BUFFER) return;
+  uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
+  ndx_launch *d = (ndx_launch *)buf;
+  int64_t groups;
+  ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
+  if (ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d) != NDX_OK) {
+    fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
+    exit(1);
+  }
+  rec.size[0] = span_bytes(&c->dst, c->bits), rec.size[1] = span_bytes(&c->src, c->bits);
+  uint8_t *dst = zeroed(rec.size[0]), *src = zeroed(rec.size[1]);
+  uint8_t *tile = zeroed(NDX_GPU_TILE_BYTES(128));
+  if (!dst || !src || !tile) {
+    fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
+    exit(1);
+  }
+  rec.base[0] = dst, rec.base[1] = src, rec.tile = tile;
+  tally t;
+  memset(&t, 0, sizeof t);
+  int64_t picks[3 * SAMPLE], npick = 0;
+  for (int k = 0; k < 3; k++)
+    for (int64_t g = 0; g < SAMPLE; g++) {
+      int64_t gid = k == 0 ? g : k == 1 ? groups / 2 - SAMPLE / 2 + g : groups - SAMPLE + g;
+      bool seen = gid < 0 || gid >= groups;
+      for (int64_t i = 0; i < npick && !seen; i++) seen = picks[i] == gid;
+      if (!seen) picks[npick++] = gid;
+    }
+  for (int64_t i = 0; i < npick; i++) {
+    run_group(&p, d, dst, src, tile, picks[i], groups);
+    tally_group(&t);
+  }
+  free(dst), free(src), free(tile);
+
+  double load_use = t.load.sectors ? (double)t.load.bytes / (t.load.sectors * GPU_MODEL_SECTOR) : 1;
+  double store_use =
+      t.store.sectors ? (double)t.store.bytes / (t.store.sectors * GPU_MODEL_SECTOR) : 1;
+  double load_bound = layout_bound(&p.q, 1, c->bits), store_bound = layout_bound(&p.q, 0, c->bits);
+  int64_t shared = p.path == NDX_PATH_TRANSPOSE ? NDX_GPU_TILE_BYTES(c->bits) : 0;
+  int64_t resident = SM_THREADS / LOCAL < SM_BLOCKS ? SM_THREADS / LOCAL : SM_BLOCKS;
+  if (shared && SM_SHARED / (shared + BLOCK_SHARED_RESERVED) < resident)
+    resident = SM_SHARED / (shared + BLOCK_SHARED_RESERVED);
+  if (ndx_ceil_div(groups, SMS) < resident) resident = ndx_ceil_div(groups, SMS);
+  double in_flight = t.runs ? (double)resident * LOCAL * ((double)t.run_bytes / (double)t.runs) : 0;
+  res->load_use = load_use, res->load_bound = load_bound;
+  res->store_use = store_use, res->store_bound = store_bound;
+  res->waves = t.waves, res->ideal = t.ideal, res->in_flight = in_flight;
+  res->below = load_use < 0.9 * load_bound || store_use < 0.9 * store_bound;
+  res->conflicts = t.waves > t.ideal;
+}
+
+int gpu_model_run(const char *only, FILE *csv) {
+  gpu_case cases[48];
+  int n = gpu_cases(cases, 48), ran = 0, below = 0, conflicts = 0;
+  if (csv)
+    fprintf(csv, "case,path,load_use,load_bound,store_use,store_bound,wavefronts,ideal_wavefronts,"
+                 "kib_in_flight_per_sm,below_bound,bank_conflicts\n");
+  printf("ndx-bench gpu model: the gpu-shaped kernels (kernels/ndx_copy_gpu.h) on an H100's "
+         "memory system, %d-thread work-groups, %d sampled a case\n",
+         LOCAL, 3 * SAMPLE);
+  printf("%-52s %-9s %-10s  %-10s  %5s  %6s\n", "case", "path", "load use", "store use", "smem",
+         "KiB/SM");
+  for (int i = 0; i < n; i++) {
+    if (only && !strstr(cases[i].name, only)) continue;
+    gpu_model_result r;
+    gpu_model_case(&cases[i], &r);
+    if (csv)
+      fprintf(csv, "\"%s\",%s,%.4f,%.4f,%.4f,%.4f,%lld,%lld,%.1f,%d,%d\n", cases[i].name, r.path,
+              r.load_use, r.load_bound, r.store_use, r.store_bound, r.waves, r.ideal,
+              r.in_flight / 1024, r.below, r.conflicts);
+    ran++;
+    below += r.below;
+    conflicts += r.conflicts;
+    if (strcmp(r.path, "buffer") == 0 || strcmp(r.path, "empty") == 0) {
+      printf("%-52s %-9s the device's copy engine, no kernel\n", cases[i].name, r.path);
+      continue;
+    }
+    printf("%-52s %-9s %4.2f/%4.2f  %4.2f/%4.2f  %5.2f  %6.1f  %s\n", cases[i].name, r.path,
+           r.load_use, r.load_bound, r.store_use, r.store_bound,
+           r.ideal ? (double)r.waves / (double)r.ideal : 1.0, r.in_flight / 1024,
+           r.below && r.conflicts ? "BELOW BOUND, BANK CONFLICTS"
+           : r.below              ? "BELOW BOUND"
+           : r.conflicts          ? "BANK CONFLICTS"
+                                  : "ok");
+  }
+  free(rec.r);
+  rec.r = NULL, rec.n = rec.cap = 0;
+  printf("gpu model: %d cases, %d below bound, %d with bank conflicts\n", ran, below, conflicts);
+  return below || conflicts ? 1 : 0;
+}
+
+int bench_gpu_model(const bench_opts *opts) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/gpu-model.csv", opts->out);
+  FILE *csv = fopen(path, "w");
+  if (!csv) fprintf(stderr, "ndx-bench: cannot write %s: the table only\n", path);
+  gpu_model_run(opts->only, csv);
+  if (csv) {
+    fclose(csv);
+    printf("wrote %s\n", path);
+  }
+  return 0;
+}

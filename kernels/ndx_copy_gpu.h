@@ -1,0 +1,489 @@
+/* ndx_copy_gpu.h: the GPU-shaped copy bodies, written once in the portable
+ * dialect of ndx_device.h (NDX_GLOBAL, NDX_LOCAL, NDX_BARRIER, NDX_LOCAL_ID,
+ * ...): kernels/ndx_copy.cl wraps them into the OpenCL kernels of the gpu
+ * shape, kernels/ndx_copy_gpu.cu into CUDA and HIP kernels, and
+ * tests/test_gpu_emulate.c and bench/gpu_model.c run them on the host.
+ *
+ * The shape of the work, for a GPU's memory system: adjacent work-items
+ * take adjacent units of the launch (ndx_launch.h), so that the accesses of
+ * a warp or wavefront fall on adjacent addresses and coalesce:
+ *   rows       one vector of the descriptor's width per unit, the width the
+ *              planner proved every row start aligned to;
+ *   gather     one element per unit, in the destination's order;
+ *   transpose  a tile per work-group (ndx_launch.h), loaded along the
+ *              source's unit axis into work-group memory whose rows are
+ *              padded so that a column read asks each bank for one word,
+ *              then stored along the destination's unit axis, the tile's
+ *              shape and padding the launch's (ndx_launch.h); below 8 bits
+ *              a work-item loads one whole source byte and stores one whole
+ *              destination byte;
+ *   bytes      one destination byte per unit (1, 2 and 4 bits).
+ * A work-item walks its units in a loop of stride the launch's size, so any
+ * launch size covers the work (the planner sizes it, src/host/launch.c),
+ * and a rows or gather work-item loads NDX_GPU_BATCH units before it
+ * stores any.
+ *
+ * Every body takes `bits` as a constant of its caller, so its switches
+ * fold, and an ndx_gpu_guard: in the bounds_check build of the OpenCL
+ * kernels it holds the buffer sizes, and an access outside them is skipped
+ * and reported (ndx_gpu_in); otherwise it is empty and ndx_gpu_in is 1. */
+#include "ndx/ndx_device.h"
+#include "ndx_launch.h"
+
+#ifndef NDX_COPY_GPU_H
+#define NDX_COPY_GPU_H
+
+/* The GPU memory model (bench/gpu_model.c) compiles these bodies on the
+ * host with NDX_GPU_TRACE defined, to see every access: `site` names the
+ * access in the source (NDX_TRACE_*: global or work-group memory, load or
+ * store), `step` the loop iteration it belongs to, so that the accesses of
+ * the work-items of a warp at one site and step are one request. Elsewhere
+ * it is nothing. */
+#ifndef NDX_GPU_TRACE
+NDX_FN void ndx_gpu_untraced(ndx_i64 v) {
+  (void)v;
+}
+#define NDX_GPU_TRACE(site, step, addr, bytes) ndx_gpu_untraced((site) + (step) + (bytes))
+#endif
+enum {
+  NDX_TRACE_LOCAL = 1, /* bit: work-group memory (else global) */
+  NDX_TRACE_STORE = 2, /* bit: a store (else a load) */
+  NDX_TRACE_ROWS = 4,  /* sites: multiples of 4, plus the bits above */
+  NDX_TRACE_GATHER = 8,
+  NDX_TRACE_TILE = 12,
+  NDX_TRACE_TILE_BITS = 16,
+  NDX_TRACE_TILE_BITS_KEEP = 20, /* the destination byte's bits kept */
+  NDX_TRACE_BYTES = 24,
+  NDX_TRACE_BYTES_KEEP = 28
+};
+
+#if defined(NDX_BOUNDS_CHECK) && defined(NDX_OPENCL_C)
+typedef struct ndx_gpu_guard {
+  ndx_u64 size[2]; /* the destination's and the source's bytes */
+  NDX_GLOBAL ndx_u32 *status;
+  ndx_i64 item;
+} ndx_gpu_guard;
+
+/* 1 when elements [pos, pos + n) of operand k lie in its buffer; else 0,
+ * and the first work-item to find one records it (ndx_check_elem of
+ * kernels/ndx_copy.cl). */
+NDX_FN int ndx_gpu_in(const ndx_gpu_guard *g, int k, ndx_i64 pos, ndx_i64 n, int bits) {
+  return !ndx_check_elem(k, pos, bits, g->size[k], g->item, g->status) &&
+         !ndx_check_elem(k, pos + n - 1, bits, g->size[k], g->item, g->status);
+}
+#else
+typedef struct ndx_gpu_guard {
+  int none;
+} ndx_gpu_guard;
+
+NDX_FN int ndx_gpu_in(const ndx_gpu_guard *g, int k, ndx_i64 pos, ndx_i64 n, int bits) {
+  (void)g, (void)k, (void)pos, (void)n, (void)bits;
+  return 1;
+}
+#endif
+
+/* This work-item's first unit and the launch's size: the stride of its loop. */
+#define NDX_GPU_FIRST_UNIT (NDX_GROUP_ID * NDX_LOCAL_SIZE + NDX_LOCAL_ID)
+#define NDX_GPU_LAUNCH_SIZE (NDX_GROUPS * NDX_LOCAL_SIZE)
+
+/* The element of `bytes` bytes at byte `at` of a tile: from a register
+ * value (ndx_gpu_load), and from the tile to global memory. */
+NDX_FN void ndx_gpu_tile_put(NDX_LOCAL ndx_u8 *t, ndx_i64 at, int bytes, ndx_u128 v) {
+  switch (bytes) {
+  case 1:
+    t[at] = (ndx_u8)v.x;
+    break;
+  case 2:
+    *(NDX_LOCAL ndx_u16 *)(t + at) = (ndx_u16)v.x;
+    break;
+  case 4:
+    *(NDX_LOCAL ndx_u32 *)(t + at) = (ndx_u32)v.x;
+    break;
+  case 8:
+    *(NDX_LOCAL ndx_u64 *)(t + at) = v.x;
+    break;
+  default:
+    *(NDX_LOCAL ndx_u128 *)(t + at) = v;
+    break;
+  }
+}
+NDX_FN void ndx_gpu_tile_get(NDX_GLOBAL ndx_u8 *dst, ndx_pos pd, NDX_LOCAL const ndx_u8 *t,
+                             ndx_i64 at, int bytes) {
+  switch (bytes) {
+  case 1:
+    ndx_store8(dst, pd, t[at]);
+    break;
+  case 2:
+    ndx_store16(dst, pd, *(NDX_LOCAL const ndx_u16 *)(t + at));
+    break;
+  case 4:
+    ndx_store32(dst, pd, *(NDX_LOCAL const ndx_u32 *)(t + at));
+    break;
+  case 8:
+    ndx_store64(dst, pd, *(NDX_LOCAL const ndx_u64 *)(t + at));
+    break;
+  default:
+    ndx_store128(dst, pd, *(NDX_LOCAL const ndx_u128 *)(t + at));
+    break;
+  }
+}
+
+/* Below 8 bits a tile row r (destination element j0 + r) holds NDX_GPU_TILE
+ * source bytes of elements along k, and byte kb of it lies at this offset:
+ * its 4-byte word XOR-ed with r / 32. The lanes storing destination bytes
+ * read down one column, rows per = 8 / bits apart: with rows of 9 words,
+ * 32 / per of them fall on distinct banks, and the XOR moves each further
+ * run of them to banks of its own. */
+NDX_FN ndx_i64 ndx_gpu_bits_at(ndx_i64 r, ndx_i64 kb) {
+  return r * NDX_GPU_TILE_BITS_PITCH + (((kb >> 2) ^ (r >> 5)) << 2) + (kb & 3);
+}
+
+/* Element `pos` of `bytes` bytes (1 to 16), into the low bytes of a
+ * 16-byte register value, and back. */
+NDX_FN ndx_u128 ndx_gpu_load(NDX_GLOBAL const ndx_u8 *src, ndx_pos pos, int bytes) {
+  ndx_u128 v;
+  v.y = 0;
+  switch (bytes) {
+  case 1:
+    v.x = ndx_load8(src, pos);
+    break;
+  case 2:
+    v.x = ndx_load16(src, pos);
+    break;
+  case 4:
+    v.x = ndx_load32(src, pos);
+    break;
+  case 8:
+    v.x = ndx_load64(src, pos);
+    break;
+  default:
+    v = ndx_load128(src, pos);
+    break;
+  }
+  return v;
+}
+NDX_FN void ndx_gpu_store(NDX_GLOBAL ndx_u8 *dst, ndx_pos pos, int bytes, ndx_u128 v) {
+  switch (bytes) {
+  case 1:
+    ndx_store8(dst, pos, (ndx_u8)v.x);
+    break;
+  case 2:
+    ndx_store16(dst, pos, (ndx_u16)v.x);
+    break;
+  case 4:
+    ndx_store32(dst, pos, (ndx_u32)v.x);
+    break;
+  case 8:
+    ndx_store64(dst, pos, v.x);
+    break;
+  default:
+    ndx_store128(dst, pos, v);
+    break;
+  }
+}
+
+/* A bit field of `bits` bits set in the low bits of a byte at `shift`. */
+NDX_FN ndx_u32 ndx_gpu_field(int bits, int shift) {
+  return ((1u << bits) - 1u) << shift;
+}
+
+/* Writes `value` into the bits `mask` of destination byte `b`, keeping the
+ * others: the work-item is the one writer of that byte. */
+NDX_FN void ndx_gpu_put_byte(NDX_GLOBAL ndx_u8 *dst, ndx_i64 b, ndx_u32 value, ndx_u32 mask) {
+  dst[b] = (ndx_u8)(mask == 0xffu ? value : ((dst[b] & ~mask) | (value & mask)));
+}
+
+#endif /* NDX_COPY_GPU_H */
+
+/* ==== Bodies, once per index form ============================================ */
+
+#ifndef NDX_COPY_GPU_H_WN
+#define NDX_COPY_GPU_H_WN
+#define ndx_gpu_rows_wN NDX_WN(ndx_gpu_rows_w32, ndx_gpu_rows_w64)
+#define ndx_gpu_gather_wN NDX_WN(ndx_gpu_gather_w32, ndx_gpu_gather_w64)
+#define ndx_gpu_tile_at_wN NDX_WN(ndx_gpu_tile_at_w32, ndx_gpu_tile_at_w64)
+#define ndx_gpu_tile_load_wN NDX_WN(ndx_gpu_tile_load_w32, ndx_gpu_tile_load_w64)
+#define ndx_gpu_tile_store_wN NDX_WN(ndx_gpu_tile_store_w32, ndx_gpu_tile_store_w64)
+#define ndx_gpu_bits_load_wN NDX_WN(ndx_gpu_bits_load_w32, ndx_gpu_bits_load_w64)
+#define ndx_gpu_bits_store_wN NDX_WN(ndx_gpu_bits_store_w32, ndx_gpu_bits_store_w64)
+#define ndx_gpu_transpose_wN NDX_WN(ndx_gpu_transpose_w32, ndx_gpu_transpose_w64)
+#define ndx_gpu_bytes_wN NDX_WN(ndx_gpu_bytes_w32, ndx_gpu_bytes_w64)
+#define ndx_gpu_tile_wN NDX_WN(ndx_gpu_tile_w32, ndx_gpu_tile_w64)
+#endif
+
+#if (NDX_WIDE && !defined(NDX_COPY_GPU_H_W64)) || (!NDX_WIDE && !defined(NDX_COPY_GPU_H_W32))
+#if NDX_WIDE
+#define NDX_COPY_GPU_H_W64
+#else
+#define NDX_COPY_GPU_H_W32
+#endif
+
+/* Rows: unit u is bytes [v*vector, (v+1)*vector) of row u / row_units, v
+ * its remainder; a row is the innermost axis, of unit stride on both sides.
+ * A work-item loads NDX_GPU_BATCH units before it stores any. */
+NDX_FN void ndx_gpu_rows_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                            NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits,
+                            const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int lead = (int)p->rank - 1, eb = bits / 8, vb = (int)d->vector;
+  ndx_i64 per = vb / eb, size = NDX_GPU_LAUNCH_SIZE; /* elements of a unit */
+  for (ndx_i64 u0 = NDX_GPU_FIRST_UNIT; u0 < d->units; u0 += NDX_GPU_BATCH * size) {
+    ndx_u128 v[NDX_GPU_BATCH];
+    ndx_i64 pd[NDX_GPU_BATCH];
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 u = u0 + i * size, step = u0 / size + i;
+      pd[i] = -1;
+      if (u >= d->units) continue;
+      ndx_i64 row = ndx_launch_row(d, u), e = (u - row * d->row_units) * per;
+      ndx_i64 ps = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)row, lead) + e;
+      ndx_i64 q = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)row, lead) + e;
+      if (!ndx_gpu_in(g, 0, q, per, bits) || !ndx_gpu_in(g, 1, ps, per, bits)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_ROWS, step, src + ps * eb, vb);
+      v[i] = ndx_gpu_load(src, ps / per, vb);
+      pd[i] = q;
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      if (pd[i] < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_ROWS | NDX_TRACE_STORE, u0 / size + i, dst + pd[i] * eb, vb);
+      ndx_gpu_store(dst, pd[i] / per, vb, v[i]);
+    }
+  }
+}
+
+/* Gather: unit u is C-order element u; NDX_GPU_BATCH loads before the
+ * stores, as rows. */
+NDX_FN void ndx_gpu_gather_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                              NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits,
+                              const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int eb = bits / 8;
+  ndx_i64 size = NDX_GPU_LAUNCH_SIZE;
+  for (ndx_i64 u0 = NDX_GPU_FIRST_UNIT; u0 < d->units; u0 += NDX_GPU_BATCH * size) {
+    ndx_u128 v[NDX_GPU_BATCH];
+    ndx_i64 pd[NDX_GPU_BATCH];
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 u = u0 + i * size;
+      pd[i] = -1;
+      if (u >= d->units) continue;
+      ndx_i64 ps = (ndx_i64)ndx_position_wN(p, 1, (NDX_WORD)u);
+      ndx_i64 q = (ndx_i64)ndx_position_wN(p, 0, (NDX_WORD)u);
+      if (!ndx_gpu_in(g, 0, q, 1, bits) || !ndx_gpu_in(g, 1, ps, 1, bits)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_GATHER, u0 / size + i, src + ps * eb, eb);
+      v[i] = ndx_gpu_load(src, ps, eb);
+      pd[i] = q;
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      if (pd[i] < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, u0 / size + i, dst + pd[i] * eb, eb);
+      ndx_gpu_store(dst, pd[i], eb, v[i]);
+    }
+  }
+}
+
+/* Where tile t of a transpose lies: its batch's positions of element
+ * [0, 0] on both sides (pos[0] destination, pos[1] source), and its first
+ * element along k (the source's unit axis, second to last) and j (the
+ * destination's, last). */
+typedef struct ndx_gpu_tile_wN {
+  ndx_i64 pos[2];
+  ndx_i64 k0, j0;
+} ndx_gpu_tile_wN;
+
+NDX_FN ndx_gpu_tile_wN ndx_gpu_tile_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_i64 t) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int r = (int)p->rank;
+  ndx_i64 batch = t / d->row_units, in = t - batch * d->row_units;
+  ndx_i64 tk = in / d->tiles_j;
+  ndx_gpu_tile_wN w;
+  w.pos[0] = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)batch, r - 2);
+  w.pos[1] = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)batch, r - 2);
+  w.k0 = tk * d->tile_k;
+  w.j0 = (in - tk * d->tiles_j) * d->tile_j;
+  return w;
+}
+
+/* Phase 1 (8 bits and up): work-item `lid` of `n` loads elements along
+ * k, the source's unit axis, into row j - j0 of the tile, NDX_GPU_BATCH of
+ * them before it stores any. `step`: the tile's turn in the work-group's
+ * loop, for NDX_GPU_TRACE. */
+NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
+                                 NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                 int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
+                                 const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int r = (int)p->rank, eb = bits / 8;
+  ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
+  ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
+  ndx_i64 tk = d->tile_k, elems = tk * d->tile_j;
+  for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
+    ndx_u128 v[NDX_GPU_BATCH];
+    int at[NDX_GPU_BATCH]; /* a byte of the tile, or -1 */
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 e = e0 + i * n, a = e / tk, b = e - a * tk;
+      ndx_i64 k = w->k0 + b, j = w->j0 + a, it = step * 1024 + (e - lid) / n;
+      at[i] = -1;
+      if (e >= elems) continue;
+      if (k >= dk || j >= dj) continue;
+      ndx_i64 ps = w->pos[1] + k * ssk + j * ssj;
+      if (!ndx_gpu_in(g, 1, ps, 1, bits)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ps * eb, eb);
+      v[i] = ndx_gpu_load(src, ps, eb);
+      at[i] = (int)(a * d->pitch + b * eb);
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      if (at[i] < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_TILE | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
+                    step * 1024 + (e0 - lid) / n + i, tile + at[i], eb);
+      ndx_gpu_tile_put(tile, at[i], eb, v[i]);
+    }
+  }
+}
+
+/* Phase 2 (8 bits and up): work-item `lid` of `n` stores elements along j,
+ * the destination's unit axis, from column k - k0 of the tile. */
+NDX_FN void ndx_gpu_tile_store_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
+                                  NDX_LOCAL const ndx_u8 *tile, NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                  int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
+                                  const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int r = (int)p->rank, eb = bits / 8;
+  ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
+  ndx_i64 sdk = ndx_stride_wN(p, 0, r - 2);
+  ndx_i64 tj = d->tile_j, elems = d->tile_k * tj;
+  for (ndx_i64 e = lid; e < elems; e += n) {
+    ndx_i64 a = e / tj, b = e - a * tj;
+    ndx_i64 k = w->k0 + a, j = w->j0 + b;
+    if (k >= dk || j >= dj) continue;
+    ndx_i64 pd = w->pos[0] + k * sdk + j, at = b * d->pitch + a * eb;
+    ndx_i64 it = step * 1024 + (e - lid) / n;
+    if (!ndx_gpu_in(g, 0, pd, 1, bits)) continue;
+    NDX_GPU_TRACE(NDX_TRACE_TILE | NDX_TRACE_LOCAL, it, tile + at, eb);
+    NDX_GPU_TRACE(NDX_TRACE_TILE | NDX_TRACE_STORE, it, dst + pd * eb, eb);
+    ndx_gpu_tile_get(dst, pd, tile, at, eb);
+  }
+}
+
+/* Phase 1 below 8 bits: work-item `lid` of `n` makes source byte kb of
+ * tile row j - j0 from the elements k0 + kb*per .. + per - 1 (per = 8 /
+ * bits) of source row j, element x in bits x*bits and up: one byte of the
+ * source, read as `per` elements so that any alignment and a unit stride
+ * of -1 along k read alike. */
+NDX_FN void ndx_gpu_bits_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
+                                 NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                 int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
+                                 const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int r = (int)p->rank, per = 8 / bits;
+  ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
+  ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
+  for (ndx_i64 e = lid; e < NDX_GPU_TILE_SIDE(bits) * NDX_GPU_TILE; e += n) {
+    ndx_i64 a = e / NDX_GPU_TILE, kb = e - a * NDX_GPU_TILE;
+    ndx_i64 k = w->k0 + kb * per, j = w->j0 + a;
+    if (k >= dk || j >= dj) continue;
+    ndx_i64 ps = w->pos[1] + k * ssk + j * ssj;
+    int m = dk - k < per ? (int)(dk - k) : per;
+    if (!ndx_gpu_in(g, 1, ps, 1, bits) || !ndx_gpu_in(g, 1, ps + (m - 1) * ssk, 1, bits)) continue;
+    ndx_u32 value = 0;
+    for (int x = 0; x < m; x++) {
+      NDX_GPU_TRACE(NDX_TRACE_TILE_BITS, (step * 1024 + (e - lid) / n) * 8 + x,
+                    src + ndx_byte_of(ps + x * ssk, bits), 1);
+      value |= ndx_load_bits(src, ps + x * ssk, bits) << (x * bits);
+    }
+    ndx_i64 at = ndx_gpu_bits_at(a, kb);
+    NDX_GPU_TRACE(NDX_TRACE_TILE_BITS | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
+                  step * 1024 + (e - lid) / n, tile + at, 1);
+    tile[at] = (ndx_u8)value;
+  }
+}
+
+/* Phase 2 below 8 bits: work-item `lid` of `n` assembles destination byte
+ * c of tile row k - k0 from column (k - k0) / per of tile rows c*per ..
+ * c*per + per - 1, and writes it whole, keeping the bits past the row's
+ * end. The plan's tiles own their destination bytes (every destination
+ * row starts on a byte, ndx_copy_tiles_own_bytes, and a tile's rows are
+ * whole bytes wide), so no two work-items write one byte. */
+NDX_FN void ndx_gpu_bits_store_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
+                                  NDX_LOCAL const ndx_u8 *tile, NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                  int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
+                                  const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int r = (int)p->rank, per = 8 / bits;
+  ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
+  ndx_i64 sdk = ndx_stride_wN(p, 0, r - 2);
+  for (ndx_i64 e = lid; e < NDX_GPU_TILE_SIDE(bits) * NDX_GPU_TILE; e += n) {
+    ndx_i64 a = e / NDX_GPU_TILE, c = e - a * NDX_GPU_TILE;
+    ndx_i64 k = w->k0 + a, j = w->j0 + c * per;
+    if (k >= dk || j >= dj) continue;
+    ndx_i64 pd = w->pos[0] + k * sdk + j, it = step * 1024 + (e - lid) / n;
+    int m = dj - j < per ? (int)(dj - j) : per, sh = (int)(a % per) * bits;
+    if (!ndx_gpu_in(g, 0, pd, m, bits)) continue;
+    ndx_u32 value = 0, mask = 0;
+    for (int x = 0; x < m; x++) {
+      ndx_i64 at = ndx_gpu_bits_at(c * per + x, a / per);
+      NDX_GPU_TRACE(NDX_TRACE_TILE_BITS | NDX_TRACE_LOCAL, it * 8 + x, tile + at, 1);
+      value |= ((tile[at] >> sh) & ((1u << bits) - 1u)) << (x * bits);
+      mask |= ndx_gpu_field(bits, x * bits);
+    }
+    ndx_i64 b = ndx_byte_of(pd, bits);
+    if (mask != 0xffu) NDX_GPU_TRACE(NDX_TRACE_TILE_BITS_KEEP, it, dst + b, 1);
+    NDX_GPU_TRACE(NDX_TRACE_TILE_BITS | NDX_TRACE_STORE, it, dst + b, 1);
+    ndx_gpu_put_byte(dst, b, value, mask);
+  }
+}
+
+/* Transpose: work-group g takes tiles g, g + groups, ... (the whole group
+ * loops alike, so every work-item reaches each barrier) through `tile`, the
+ * group's NDX_GPU_TILE_BYTES(bits) of work-group memory. */
+NDX_FN void ndx_gpu_transpose_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL ndx_u8 *tile,
+                                 NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                 NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits,
+                                 const ndx_gpu_guard *g) {
+  ndx_i64 lid = NDX_LOCAL_ID, n = NDX_LOCAL_SIZE;
+  for (ndx_i64 t = NDX_GROUP_ID; t < d->units; t += NDX_GROUPS) {
+    ndx_gpu_tile_wN w = ndx_gpu_tile_at_wN(d, t);
+    ndx_i64 step = t / NDX_GROUPS;
+    if (bits < 8)
+      ndx_gpu_bits_load_wN(d, &w, tile, src, bits, lid, n, step, g);
+    else
+      ndx_gpu_tile_load_wN(d, &w, tile, src, bits, lid, n, step, g);
+    NDX_BARRIER();
+    if (bits < 8)
+      ndx_gpu_bits_store_wN(d, &w, tile, dst, bits, lid, n, step, g);
+    else
+      ndx_gpu_tile_store_wN(d, &w, tile, dst, bits, lid, n, step, g);
+    NDX_BARRIER();
+  }
+}
+
+/* Bytes: unit u is destination byte first + u, which this work-item alone
+ * writes: the elements whose bits it holds, found by ndx_count_below (the
+ * pack's destination positions increase with the C-order index). */
+NDX_FN void ndx_gpu_bytes_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                             NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits,
+                             const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int lg = ndx_sub_log2(bits);
+  for (ndx_i64 u = NDX_GPU_FIRST_UNIT; u < d->units; u += NDX_GPU_LAUNCH_SIZE) {
+    ndx_i64 b = d->first + u;
+    ndx_i64 i1 = ndx_count_below_wN(p, (b + 1) << lg);
+    ndx_u32 value = 0, mask = 0;
+    int ok = 1;
+    ndx_i64 it = u / NDX_GPU_LAUNCH_SIZE, i0 = ndx_count_below_wN(p, b << lg);
+    for (ndx_i64 i = i0; i < i1; i++) {
+      ndx_i64 pd = (ndx_i64)ndx_position_wN(p, 0, (NDX_WORD)i);
+      ndx_i64 ps = (ndx_i64)ndx_position_wN(p, 1, (NDX_WORD)i);
+      ok = ok && ndx_gpu_in(g, 0, pd, 1, bits) && ndx_gpu_in(g, 1, ps, 1, bits);
+      if (!ok) break;
+      int sh = ndx_shift_of(pd, bits);
+      NDX_GPU_TRACE(NDX_TRACE_BYTES, it * 8 + (i - i0), src + ndx_byte_of(ps, bits), 1);
+      value |= ndx_load_bits(src, ps, bits) << sh;
+      mask |= ndx_gpu_field(bits, sh);
+    }
+    if (!ok || !mask) continue;
+    if (mask != 0xffu) NDX_GPU_TRACE(NDX_TRACE_BYTES_KEEP, it, dst + b, 1);
+    NDX_GPU_TRACE(NDX_TRACE_BYTES | NDX_TRACE_STORE, it, dst + b, 1);
+    ndx_gpu_put_byte(dst, b, value, mask);
+  }
+}
+
+#endif /* one index form */

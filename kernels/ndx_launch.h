@@ -1,0 +1,77 @@
+/* ndx_launch.h: the launch descriptor, what the host planner decided for
+ * one copy kernel launch, written once beside the pack and read by the
+ * kernel, which decides nothing.
+ *
+ * Host code (src/device/cl.c) fills an ndx_launch from the copy plan and
+ * writes it at the start of the kernel's constant buffer, the pack of
+ * ndx_pack_copy right after it (ndx_launch_pack). Both the OpenCL kernels
+ * (kernels/ndx_copy.cl) and the host include this header: it holds plain
+ * data and the two functions that read it, no kernel body.
+ *
+ * The CPU shape reads `chunk` only: the work of one work-item (elements for
+ * rows and gather, destination bytes for bytes, batches of one tile
+ * position for transpose; kernels/ndx_copy_items.h). The GPU shape
+ * (kernels/ndx_copy_gpu.h) reads the rest: a launch is `units` of work
+ * handed to the work-items in turn (unit u to work-item u mod the launch's
+ * size), so that adjacent work-items take adjacent units:
+ *   rows       a unit is `vector` bytes of a row (one access per side);
+ *              a row has `row_units` of them
+ *   gather     a unit is one element
+ *   transpose  a unit is one tile of `tile_k` x `tile_j` elements (along
+ *              the source's and the destination's unit axes) through
+ *              work-group memory, its rows (one a destination element along
+ *              j) `pitch` bytes apart; a batch has `row_units` tiles,
+ *              `tiles_j` of them along j
+ *   bytes      a unit is one destination byte, from byte `first`
+ * Every field is 64 bits, so that the struct reads alike in every dialect. */
+#ifndef NDX_LAUNCH_H
+#define NDX_LAUNCH_H
+
+#include "ndx/ndx_device.h"
+
+/* A GPU transpose tile, from 8 bits: NDX_GPU_TILE elements square, or,
+ * with one side shorter and the other not, that side whole and the other
+ * as long as the square's elements allow (a 3 x 1000003 transpose: 3 x
+ * 320).
+ * Its rows are padded so that no warp asks a bank for two words (the host
+ * picks the pitch, src/host/launch.c), all within NDX_GPU_TILE_BYTES.
+ * Below 8 bits: NDX_GPU_TILE bytes of elements a side, so that each lane
+ * takes a whole byte, rows of NDX_GPU_TILE_BITS_PITCH bytes
+ * (ndx_gpu_bits_at). */
+#define NDX_GPU_TILE 32
+#define NDX_GPU_TILE_SIDE(bits) ((bits) < 8 ? NDX_GPU_TILE * 8 / (bits) : NDX_GPU_TILE)
+#define NDX_GPU_TILE_BITS_PITCH (NDX_GPU_TILE + 4)
+#define NDX_GPU_TILE_BYTES(bits)                                                                   \
+  ((bits) < 8 ? NDX_GPU_TILE_SIDE(bits) * NDX_GPU_TILE_BITS_PITCH                                  \
+              : NDX_GPU_TILE_SIDE(bits) * NDX_GPU_TILE_SIDE(bits) * (bits) / 8 * 3 / 2)
+
+/* Units a rows or gather work-item loads before it stores any, so that a
+ * warp has that many requests in flight (the "KiB/SM" column of ndx-bench
+ * --gpu-model); the host sizes launches to give each work-item about one
+ * such batch. */
+#define NDX_GPU_BATCH 4
+
+typedef struct ndx_launch {
+  ndx_i64 chunk;     /* cpu shape: the work of one work-item */
+  ndx_i64 units;     /* gpu shape: units of work in all */
+  ndx_i64 row_units; /* rows: units a row has; transpose: tiles a batch has */
+  ndx_u64 row_magic; /* the magic pair of row_units (ndx_pack_magic, 64 bits) */
+  ndx_i64 row_shift;
+  ndx_i64 tiles_j; /* transpose: tiles along the destination's unit axis */
+  ndx_i64 tile_k, tile_j, pitch;
+  ndx_i64 vector; /* rows: bytes of one access, a power of two from 1 to 16 */
+  ndx_i64 first;  /* bytes: the first destination byte */
+} ndx_launch;
+
+/* The pack that follows the descriptor in its buffer. */
+NDX_FN NDX_CONSTANT const ndx_pack_head *ndx_launch_pack(NDX_CONSTANT const ndx_launch *d) {
+  return (NDX_CONSTANT const ndx_pack_head *)(d + 1);
+}
+
+/* n / row_units by its magic pair, for 0 <= n < 2^63. */
+NDX_FN ndx_i64 ndx_launch_row(NDX_CONSTANT const ndx_launch *d, ndx_i64 n) {
+  ndx_u64 u = (ndx_u64)n;
+  return (ndx_i64)((ndx_mulhi64(d->row_magic, u) + u) >> (int)d->row_shift);
+}
+
+#endif /* NDX_LAUNCH_H */

@@ -1,0 +1,136 @@
+/* launch.c: the gpu shape's launch descriptor (launch.h). */
+#include <string.h>
+
+#include "launch.h"
+#include "ndx_copy_geometry.h"
+#include "ndx_internal.h"
+
+const ndx_copy_caps ndx_gpu_caps = {.rows_from_bytes = 0};
+
+/* The widest access, up to 16 bytes, that every row of a rows pair starts
+ * on in both operands (a row: the innermost axis, unit strides), given
+ * buffers aligned to 16 bytes (OpenCL's CL_DEVICE_MEM_BASE_ADDR_ALIGN is at
+ * least 128 bits, cudaMalloc's 256 bytes), and that divides a row's bytes. */
+static int64_t row_vector(const ndx_operands *q, int bits) {
+  int64_t eb = bits / 8, row = q->shape[q->rank - 1] * eb, v = 16;
+  for (; v > eb; v /= 2) {
+    bool fits = row % v == 0;
+    for (int k = 0; k < 2 && fits; k++) {
+      fits = (q->offset[k] * eb) % v == 0;
+      for (int a = 0; a < q->rank - 1 && fits; a++) fits = (q->strides[k][a] * eb) % v == 0;
+    }
+    if (fits) break;
+  }
+  return v;
+}
+
+/* True when no warp asks a bank for two words, in either phase of a tile
+ * of tk x tj elements of `eb`
+ * bytes with rows `pitch` bytes apart: phase 1 writes element (a, b) =
+ * (e / tk, e % tk) at a*pitch + b*eb, phase 2 reads (e % tj, e / tj).
+ * Lanes are served in groups that fill 128 bytes (32 of up to 4 bytes, 16
+ * of 8, 8 of 16), each bank giving one word a group. */
+static bool banks_clear(int64_t pitch, int64_t eb, int64_t tk, int64_t tj) {
+  int64_t group = eb <= 4 ? 32 : 128 / eb, elems = tk * tj;
+  for (int phase = 0; phase < 2; phase++)
+    for (int64_t e0 = 0; e0 < elems; e0 += group) {
+      int64_t word[32];
+      int n = 0;
+      for (int64_t e = e0; e < e0 + group && e < elems; e++) {
+        int64_t a = phase ? e % tj : e / tk, b = phase ? e / tj : e % tk;
+        for (int64_t w = (a * pitch + b * eb) / 4; w <= (a * pitch + b * eb + eb - 1) / 4; w++) {
+          bool seen = false;
+          for (int i = 0; i < n && !seen; i++) {
+            if (word[i] == w)
+              seen = true;
+            else if (word[i] % 32 == w % 32)
+              return false;
+          }
+          if (!seen && n < 32) word[n++] = w;
+        }
+      }
+    }
+  return true;
+}
+
+/* The long side of a tile of `elems` elements of `eb` bytes whose short
+ * side is `n`, on an axis of extent `d`: d, when the tile holds it whole;
+ * else the most elements whose tile is whole 128-byte lines, or at least
+ * `side`. */
+static int64_t long_side(int64_t d, int64_t n, int64_t eb, int64_t elems, int64_t side) {
+  int64_t most = elems / n;
+  if (d <= most) return d;
+  for (int64_t m = most; m > side; m--)
+    if ((m * n * eb) % 128 == 0) return m;
+  return side;
+}
+
+/* A transpose tile of `bits`-bit elements (8 and up) for extents dk x dj
+ * (ndx_launch.h): its shape, and the first pitch that leaves the banks
+ * clear within NDX_GPU_TILE_BYTES (else the row's own bytes). */
+static void tile_shape(ndx_launch *d, int64_t dk, int64_t dj, int bits) {
+  /* square; a side shorter than the square's with the other not: that
+   * side whole, the other as long as the tile allows (a 3 x 1000003
+   * transpose, whose 32 x 32 tiles would leave 29 lanes of 32 idle on one
+   * side). Both shorter: square still, idle lanes and all, since no pitch
+   * keeps both phases of a tile whose warps span several rows clear of
+   * conflicts. */
+  int64_t eb = bits / 8, side = NDX_GPU_TILE_SIDE(bits), elems = side * side;
+  int64_t tk = side, tj = side;
+  if (dk < side && dj >= side)
+    tk = dk, tj = long_side(dj, tk, eb, elems, side);
+  else if (dj < side && dk >= side)
+    tj = dj, tk = long_side(dk, tj, eb, elems, side);
+  d->tile_k = tk, d->tile_j = tj, d->pitch = tk * eb;
+  for (int64_t pitch = tk * eb; tj * pitch <= NDX_GPU_TILE_BYTES(bits); pitch += eb)
+    if (banks_clear(pitch, eb, tk, tj)) {
+      d->pitch = pitch;
+      return;
+    }
+}
+
+void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, ndx_launch *d,
+                    int64_t *groups) {
+  const ndx_operands *q = &p->q;
+  int r = q->rank;
+  memset(d, 0, sizeof *d);
+  switch (p->path) {
+  case NDX_PATH_ROWS: {
+    int64_t n = q->shape[r - 1];
+    d->vector = row_vector(q, p->bits);
+    d->row_units = n * (p->bits / 8) / d->vector;
+    d->units = q->numel / n * d->row_units;
+    int shift;
+    ndx_pack_magic(d->row_units, 64, &d->row_magic, &shift);
+    d->row_shift = shift;
+    *groups = ndx_ceil_div(d->units, local * NDX_GPU_BATCH);
+    break;
+  }
+  case NDX_PATH_TRANSPOSE: {
+    int64_t dk = q->shape[r - 2], dj = q->shape[r - 1];
+    if (p->bits < 8) {
+      d->tile_k = d->tile_j = NDX_GPU_TILE_SIDE(p->bits);
+      d->pitch = NDX_GPU_TILE_BITS_PITCH;
+    } else {
+      tile_shape(d, dk, dj, p->bits);
+    }
+    d->tiles_j = ndx_ceil_div(dj, d->tile_j);
+    d->row_units = ndx_ceil_div(dk, d->tile_k) * d->tiles_j;
+    d->units = q->numel / (dk * dj) * d->row_units;
+    *groups = d->units;
+    break;
+  }
+  case NDX_PATH_BYTES: {
+    int64_t lo, hi, end;
+    ndx_operands_span(q, 0, &lo, &hi);
+    ndx_bytes_span(lo, hi, p->bits, &d->first, &end);
+    d->units = end - d->first;
+    *groups = ndx_ceil_div(d->units, local);
+    break;
+  }
+  default: /* gather */
+    d->units = q->numel;
+    *groups = ndx_ceil_div(d->units, local * NDX_GPU_BATCH);
+  }
+  if (*groups > max_groups) *groups = max_groups;
+}

@@ -1,0 +1,150 @@
+/* test_gpu_emulate.c: the gpu-shaped copy bodies (kernels/ndx_copy_gpu.h)
+ * run work-item by work-item on the host, as a GPU runs them: every
+ * work-group's work-items go through one phase before any starts the next
+ * (what a barrier guarantees). These are the bodies OpenCL's gpu shape
+ * (kernels/ndx_copy.cl) and CUDA's and HIP's gpu plans
+ * (kernels/ndx_copy_gpu.cu) run; here they are planned as both plan them
+ * (the shared planner with ndx_gpu_caps, then ndx_launch_gpu) for the cases
+ * of the CUDA suites (tests/cuda_cases.h: random pairs of ranks 0 to 8 and
+ * named cases that reach every tile and edge) at every width, in both index
+ * forms, and the whole destination buffer, margin included, is compared
+ * with oracle.h's reference. In the sanitizer build every access the
+ * bodies make is checked too. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/launch.h"
+
+static int64_t emu_lid, emu_gid, emu_local, emu_groups;
+#define NDX_LOCAL
+#define NDX_SHARED
+#define NDX_BARRIER() ((void)0) /* the phases below run in order instead */
+#define NDX_LOCAL_ID emu_lid
+#define NDX_LOCAL_SIZE emu_local
+#define NDX_GROUP_ID emu_gid
+#define NDX_GROUPS emu_groups
+#undef NDX_WIDE
+#define NDX_WIDE 0
+#include "ndx_copy_gpu.h"
+#undef NDX_WIDE
+#define NDX_WIDE 1
+#include "ndx_copy_gpu.h"
+
+#include "cuda_cases.h"
+
+/* Work-items per work-group, and a cap on work-groups small enough that
+ * the larger cases loop over their units. */
+enum { LOCAL = 256, MAX_GROUPS = 64 };
+
+static _Alignas(16) ndx_u8 tile[NDX_GPU_TILE_BYTES(128)];
+
+/* Runs launch `d` of plan `p` over the whole launch. */
+static void run(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx_u8 *dst,
+                const ndx_u8 *src) {
+  ndx_gpu_guard g = {0};
+  int bits = p->bits;
+  emu_local = LOCAL, emu_groups = groups;
+  for (emu_gid = 0; emu_gid < groups; emu_gid++) {
+    if (p->path != NDX_PATH_TRANSPOSE) {
+      for (emu_lid = 0; emu_lid < LOCAL; emu_lid++) {
+        switch (p->path) {
+        case NDX_PATH_ROWS:
+          p->wide ? ndx_gpu_rows_w64(d, dst, src, bits, &g)
+                  : ndx_gpu_rows_w32(d, dst, src, bits, &g);
+          break;
+        case NDX_PATH_BYTES:
+          p->wide ? ndx_gpu_bytes_w64(d, dst, src, bits, &g)
+                  : ndx_gpu_bytes_w32(d, dst, src, bits, &g);
+          break;
+        default:
+          p->wide ? ndx_gpu_gather_w64(d, dst, src, bits, &g)
+                  : ndx_gpu_gather_w32(d, dst, src, bits, &g);
+        }
+      }
+      continue;
+    }
+    /* ndx_gpu_transpose_wN's loop, a phase at a time */
+    for (int64_t t = emu_gid, step = 0; t < d->units; t += groups, step++) {
+      memset(tile, 0xa5, sizeof tile);
+      if (p->wide) {
+        ndx_gpu_tile_w64 w = ndx_gpu_tile_at_w64(d, t);
+        for (int64_t l = 0; l < LOCAL; l++)
+          bits < 8 ? ndx_gpu_bits_load_w64(d, &w, tile, src, bits, l, LOCAL, step, &g)
+                   : ndx_gpu_tile_load_w64(d, &w, tile, src, bits, l, LOCAL, step, &g);
+        for (int64_t l = 0; l < LOCAL; l++)
+          bits < 8 ? ndx_gpu_bits_store_w64(d, &w, tile, dst, bits, l, LOCAL, step, &g)
+                   : ndx_gpu_tile_store_w64(d, &w, tile, dst, bits, l, LOCAL, step, &g);
+      } else {
+        ndx_gpu_tile_w32 w = ndx_gpu_tile_at_w32(d, t);
+        for (int64_t l = 0; l < LOCAL; l++)
+          bits < 8 ? ndx_gpu_bits_load_w32(d, &w, tile, src, bits, l, LOCAL, step, &g)
+                   : ndx_gpu_tile_load_w32(d, &w, tile, src, bits, l, LOCAL, step, &g);
+        for (int64_t l = 0; l < LOCAL; l++)
+          bits < 8 ? ndx_gpu_bits_store_w32(d, &w, tile, dst, bits, l, LOCAL, step, &g)
+                   : ndx_gpu_tile_store_w32(d, &w, tile, dst, bits, l, LOCAL, step, &g);
+      }
+    }
+  }
+}
+
+/* Plans case c (in the 64-bit form where `wide`), runs it into a patterned
+ * destination and compares the whole buffer with the reference; counts the
+ * path taken. */
+static void check_case(const cuda_case *c, bool wide, int *paths) {
+  char what[2048];
+  cuda_describe(what, sizeof what, c);
+  ndx_copy_plan p;
+  cr_assert_eq(ndx_copy_plan_make(&p, "test", &c->dst, &c->src, c->bits, &ndx_gpu_caps,
+                                  wide ? NDX_COPY_WIDE : 0),
+               NDX_OK, "%s: %s", what, ndx_last_error());
+  paths[p.path]++;
+  size_t nd = cuda_case_bytes(&c->dst, c->bits), ns = cuda_case_bytes(&c->src, c->bits);
+  ndx_u8 *src = malloc(ns), *got = malloc(nd), *want = malloc(nd);
+  cr_assert(src && got && want);
+  cuda_fill(src, ns, 7);
+  cuda_fill(got, nd, 11);
+  memcpy(want, got, nd);
+  oracle_copy(want, &c->dst, src, &c->src, c->bits, NULL);
+  if (p.path == NDX_PATH_BUFFER) {
+    memcpy(got + p.q.offset[0] * c->bits / 8, src + p.q.offset[1] * c->bits / 8,
+           (size_t)(p.q.numel * c->bits / 8));
+  } else if (p.path != NDX_PATH_EMPTY) {
+    uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
+    ndx_launch *d = (ndx_launch *)buf;
+    int64_t groups;
+    ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
+    cr_assert_eq(ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d), NDX_OK);
+    run(&p, d, groups, got, src);
+  }
+  int64_t at = cuda_first_difference(got, want, nd);
+  cr_assert(at < 0, "%s, %s form, path %s: byte %lld is 0x%02x, want 0x%02x", what,
+            wide ? "64-bit" : "32-bit", ndx_copy_path_name(p.path), (long long)at,
+            at >= 0 ? got[at] : 0, at >= 0 ? want[at] : 0);
+  free(src), free(got), free(want);
+}
+
+Test(gpu_emulate, named_cases_every_width_both_forms, .timeout = 600) {
+  int paths[NDX_PATH_BYTES + 1] = {0};
+  for (int w = 0; w < CUDA_NWIDTHS; w++)
+    for (int k = 0; k < CUDA_NAMED; k++) {
+      cuda_case c;
+      if (!cuda_named_case(k, cuda_widths[w], &c)) continue;
+      check_case(&c, false, paths);
+      check_case(&c, true, paths);
+    }
+  for (int path = NDX_PATH_ROWS; path <= NDX_PATH_BYTES; path++)
+    cr_assert_gt(paths[path], 0, "no named case took the %s path", ndx_copy_path_name(path));
+}
+
+Test(gpu_emulate, random_pairs_every_width_both_forms, .timeout = 600) {
+  int paths[NDX_PATH_BYTES + 1] = {0};
+  oracle_rng r = {2026};
+  for (int k = 0; k < 400; k++) {
+    cuda_case c;
+    cuda_random_case(&r, k, cuda_widths[k % CUDA_NWIDTHS], &c);
+    check_case(&c, k % 3 == 0, paths);
+  }
+  for (int path = NDX_PATH_EMPTY; path <= NDX_PATH_BYTES; path++)
+    cr_assert_gt(paths[path], 0, "no random pair took the %s path", ndx_copy_path_name(path));
+}

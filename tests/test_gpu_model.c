@@ -1,0 +1,90 @@
+/* test_gpu_model.c: the GPU memory model of ndx-bench --gpu-model
+ * (bench/gpu_model.h): its request costs by Nsight Compute's definitions,
+ * and the gpu-shaped kernels' figures on the cases that reach their bounds
+ * today, so that a kernel change that makes one of them uncoalesced or
+ * bank-conflicted fails here. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gpu_model.h"
+
+/* 32 lanes of `bytes`-byte accesses, lane i at base + i*stride. */
+static int lanes(gpu_model_access *a, int64_t base, int64_t stride, int bytes) {
+  for (int i = 0; i < GPU_MODEL_WARP; i++) a[i] = (gpu_model_access){i, bytes, base + i * stride};
+  return GPU_MODEL_WARP;
+}
+
+Test(gpu_model, global_requests_cost_their_distinct_sectors) {
+  gpu_model_access a[GPU_MODEL_WARP];
+  int64_t bytes;
+  cr_assert_eq(gpu_model_sectors(a, lanes(a, 0, 4, 4), &bytes), 4); /* coalesced */
+  cr_assert_eq(bytes, 128);
+  cr_assert_eq(gpu_model_sectors(a, lanes(a, 12, 4, 4), &bytes), 5); /* off a sector */
+  cr_assert_eq(gpu_model_sectors(a, lanes(a, 0, 8, 4), &bytes), 8);  /* a step-2 slice */
+  cr_assert_eq(bytes, 128);
+  cr_assert_eq(gpu_model_sectors(a, lanes(a, 0, 4096, 4), &bytes), 32); /* a column */
+  cr_assert_eq(gpu_model_sectors(a, lanes(a, 64, 0, 4), &bytes), 1);    /* a broadcast */
+  cr_assert_eq(bytes, 4);
+  cr_assert_eq(gpu_model_sectors(a, lanes(a, 0, 16, 16), &bytes), 16); /* 16-byte vectors */
+  cr_assert_eq(bytes, 512);
+  cr_assert_eq(gpu_model_sectors(a, lanes(a, 0, 1, 1), &bytes), 1);
+}
+
+Test(gpu_model, shared_requests_take_a_wavefront_per_word_a_bank_is_asked) {
+  gpu_model_access a[GPU_MODEL_WARP];
+  int ideal;
+  cr_assert_eq(gpu_model_wavefronts(a, lanes(a, 0, 4, 4), &ideal), 1);
+  cr_assert_eq(ideal, 1);
+  cr_assert_eq(gpu_model_wavefronts(a, lanes(a, 0, 128, 4), &ideal), 32); /* 32 x 32 column */
+  cr_assert_eq(gpu_model_wavefronts(a, lanes(a, 0, 132, 4), &ideal), 1);  /* padded: 33 words */
+  cr_assert_eq(gpu_model_wavefronts(a, lanes(a, 0, 8, 4), &ideal), 2);    /* 2-way */
+  cr_assert_eq(gpu_model_wavefronts(a, lanes(a, 8, 0, 4), &ideal), 1);    /* a broadcast */
+  cr_assert_eq(gpu_model_wavefronts(a, lanes(a, 0, 1, 1), &ideal), 1);    /* bytes of 8 words */
+  cr_assert_eq(gpu_model_wavefronts(a, lanes(a, 0, 33, 1), &ideal), 1); /* 8-bit column, pitch 33 */
+  cr_assert_eq(gpu_model_wavefronts(a, lanes(a, 0, 8, 8), &ideal), 2);  /* 8-byte: two halves */
+  cr_assert_eq(ideal, 2);
+  cr_assert_eq(gpu_model_wavefronts(a, lanes(a, 0, 264, 8), &ideal), 2); /* pitch 66 words */
+  cr_assert_eq(gpu_model_wavefronts(a, lanes(a, 0, 260, 8), &ideal), 4); /* 65 words: 2-way */
+  cr_assert_eq(gpu_model_wavefronts(a, lanes(a, 0, 16, 16), &ideal), 4);
+  cr_assert_eq(ideal, 4);
+}
+
+/* The cases the gpu-shaped kernels reach their bounds on, with no bank
+ * conflict; and two bounds the layouts set. */
+Test(gpu_model, the_gpu_kernels_keep_their_bounds, .timeout = 300) {
+  static const char *const within[] = {
+      "slice step 2 inner fp32",
+      "slice step 2 outer fp32",
+      "broadcast rows fp32",
+      "broadcast columns fp32",
+      "flip inner fp32",
+      "transpose fp32 4096x4096",
+      "permute rank 4 fp32 [64]^4",
+      "permute rank 8 fp32 [8]^8 reversed",
+      "transpose 4-bit 8192x16384",
+      "transpose 1-bit 16384x32768",
+      "transpose 8-bit 8000x8000",
+      "transpose 16-bit 4096x8192",
+  };
+  gpu_case cases[48];
+  int n = gpu_cases(cases, 48);
+  for (size_t w = 0; w < sizeof within / sizeof *within; w++) {
+    int checked = 0;
+    for (int i = 0; i < n; i++) {
+      if (strncmp(cases[i].name, within[w], strlen(within[w])) != 0) continue;
+      gpu_model_result r;
+      gpu_model_case(&cases[i], &r);
+      cr_assert(!r.below && !r.conflicts,
+                "%s (%s): loads %.2f of bound %.2f, stores %.2f of %.2f, %lld wavefronts for %lld",
+                cases[i].name, r.path, r.load_use, r.load_bound, r.store_use, r.store_bound,
+                r.waves, r.ideal);
+      cr_assert_gt(r.waves + (strcmp(r.path, "transpose") != 0), 0, "%s: no shared memory seen",
+                   cases[i].name);
+      if (strstr(cases[i].name, "slice step 2 inner"))
+        cr_assert(r.load_bound > 0.49 && r.load_bound < 0.51, "a step-2 slice reads half: %.2f",
+                  r.load_bound);
+      checked++;
+    }
+    cr_assert_gt(checked, 0, "no case is named %s...", within[w]);
+  }
+}
