@@ -233,6 +233,7 @@ NDX_FN void ndx_gpu_rows_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 u = u0 + i * size, step = u0 / size + i;
       pd[i] = -1;
+      v[i].x = v[i].y = 0;
       if (u >= d->units) continue;
       ndx_i64 row = ndx_launch_row(d, u), e = (u - row * d->row_units) * per;
       ndx_i64 ps = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)row, lead) + e;
@@ -264,6 +265,7 @@ NDX_FN void ndx_gpu_gather_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 u = u0 + i * size;
       pd[i] = -1;
+      v[i].x = v[i].y = 0;
       if (u >= d->units) continue;
       ndx_i64 ps = (ndx_i64)ndx_position_wN(p, 1, (NDX_WORD)u);
       ndx_i64 q = (ndx_i64)ndx_position_wN(p, 0, (NDX_WORD)u);
@@ -304,7 +306,7 @@ NDX_FN ndx_gpu_tile_wN ndx_gpu_tile_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_
 
 /* Phase 1 (8 bits and up): work-item `lid` of `n` loads elements along
  * k, the source's unit axis, into row j - j0 of the tile, NDX_GPU_BATCH of
- * them before it stores any. `step`: the tile's turn in the work-group's
+ * them (2 of 16 bytes) before it stores any. `step`: the tile's turn in the work-group's
  * loop, for NDX_GPU_TRACE. */
 NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
                                  NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
@@ -315,13 +317,16 @@ NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu
   ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
   ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
   ndx_i64 tk = d->tile_k, elems = tk * d->tile_j;
-  for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
+  /* 16-byte elements two at a time: four and their addresses spill on sm_90 */
+  int nb = eb > 8 ? NDX_GPU_BATCH / 2 : NDX_GPU_BATCH;
+  for (ndx_i64 e0 = lid; e0 < elems; e0 += nb * n) {
     ndx_u128 v[NDX_GPU_BATCH];
     int at[NDX_GPU_BATCH]; /* a byte of the tile, or -1 */
-    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+    for (int i = 0; i < nb; i++) {
       ndx_i64 e = e0 + i * n, a = e / tk, b = e - a * tk;
       ndx_i64 k = w->k0 + b, j = w->j0 + a, it = step * 1024 + (e - lid) / n;
       at[i] = -1;
+      v[i].x = v[i].y = 0;
       if (e >= elems) continue;
       if (k >= dk || j >= dj) continue;
       ndx_i64 ps = w->pos[1] + k * ssk + j * ssj;
@@ -330,7 +335,7 @@ NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu
       v[i] = ndx_gpu_load(src, ps, eb);
       at[i] = (int)(a * d->pitch + b * eb);
     }
-    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+    for (int i = 0; i < nb; i++) {
       if (at[i] < 0) continue;
       NDX_GPU_TRACE(NDX_TRACE_TILE | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
                     step * 1024 + (e0 - lid) / n + i, tile + at[i], eb);

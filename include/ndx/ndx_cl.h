@@ -7,7 +7,7 @@
  * byte of each cl_mem (bit order as in ndx_layout.h).
  *
  * The kernels are embedded in the library, no kernel path is ever passed.
- * Each is a program of its own per element width and index form, built the
+ * Each is a program of its own per element width, index form and shape, built the
  * first time a call needs it and shared by every ndx_cl of the same context
  * and device. On PoCL (a 2-core Xeon, `ndx copy` in a new process, ndx-bench
  * has no case for it) a first copy with a cold kernel cache takes 0.8 to

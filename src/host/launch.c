@@ -25,9 +25,9 @@ static int64_t row_vector(const ndx_operands *q, int bits) {
 }
 
 /* True when no warp asks a bank for two words, in either phase of a tile
- * of tk x tj elements of `eb`
- * bytes with rows `pitch` bytes apart: phase 1 writes element (a, b) =
- * (e / tk, e % tk) at a*pitch + b*eb, phase 2 reads (e % tj, e / tj).
+ * of tk x tj elements of `eb` bytes with rows `pitch` bytes apart: phase 1
+ * writes element (a, b) = (e / tk, e % tk) at a*pitch + b*eb, phase 2
+ * reads (e % tj, e / tj).
  * Lanes are served in groups that fill 128 bytes (32 of up to 4 bytes, 16
  * of 8, 8 of 16), each bank giving one word a group. */
 static bool banks_clear(int64_t pitch, int64_t eb, int64_t tk, int64_t tj) {
