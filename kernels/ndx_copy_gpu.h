@@ -182,6 +182,13 @@ NDX_FN void ndx_gpu_store(NDX_GLOBAL ndx_u8 *dst, ndx_pos pos, int bytes, ndx_u1
   }
 }
 
+/* The work-items of a tile row in a phase that realigns (ndx_launch.h)
+ * start on the sector holding the row's first element, at position `pos`:
+ * the slots before that element, which stay idle. */
+NDX_FN ndx_i64 ndx_gpu_realign(ndx_i64 pos, ndx_i64 realign) {
+  return realign ? pos & (realign - 1) : 0;
+}
+
 /* A bit field of `bits` bits set in the low bits of a byte at `shift`. */
 NDX_FN ndx_u32 ndx_gpu_field(int bits, int shift) {
   return ((1u << bits) - 1u) << shift;
@@ -306,8 +313,9 @@ NDX_FN ndx_gpu_tile_wN ndx_gpu_tile_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_
 
 /* Phase 1 (8 bits and up): work-item `lid` of `n` loads elements along
  * k, the source's unit axis, into row j - j0 of the tile, NDX_GPU_BATCH of
- * them (2 of 16 bytes) before it stores any. `step`: the tile's turn in the work-group's
- * loop, for NDX_GPU_TRACE. */
+ * them (2 of 8 or 16 bytes) before it stores any; a row takes slots_k
+ * work-items. `step`: the tile's turn in the
+ * work-group's loop, for NDX_GPU_TRACE. */
 NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
                                  NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
                                  int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
@@ -316,20 +324,23 @@ NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu
   int r = (int)p->rank, eb = bits / 8;
   ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
   ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
-  ndx_i64 tk = d->tile_k, elems = tk * d->tile_j;
-  /* 16-byte elements two at a time: four and their addresses spill on sm_90 */
-  int nb = eb > 8 ? NDX_GPU_BATCH / 2 : NDX_GPU_BATCH;
+  ndx_i64 tk = d->tile_k, slots = d->slots_k, elems = slots * d->tile_j;
+  /* 8- and 16-byte elements two at a time: four and their addresses spill
+   * on sm_90 */
+  int nb = eb >= 8 ? NDX_GPU_BATCH / 2 : NDX_GPU_BATCH;
   for (ndx_i64 e0 = lid; e0 < elems; e0 += nb * n) {
     ndx_u128 v[NDX_GPU_BATCH];
     int at[NDX_GPU_BATCH]; /* a byte of the tile, or -1 */
     for (int i = 0; i < nb; i++) {
-      ndx_i64 e = e0 + i * n, a = e / tk, b = e - a * tk;
-      ndx_i64 k = w->k0 + b, j = w->j0 + a, it = step * 1024 + (e - lid) / n;
+      ndx_i64 e = e0 + i * n, a = e / slots, b = e - a * slots;
+      ndx_i64 j = w->j0 + a, it = step * 1024 + (e - lid) / n;
       at[i] = -1;
       v[i].x = v[i].y = 0;
-      if (e >= elems) continue;
-      if (k >= dk || j >= dj) continue;
-      ndx_i64 ps = w->pos[1] + k * ssk + j * ssj;
+      if (e >= elems || j >= dj) continue;
+      ndx_i64 row = w->pos[1] + w->k0 * ssk + j * ssj;
+      b -= ndx_gpu_realign(row, d->realign_k);
+      if (b < 0 || b >= tk || w->k0 + b >= dk) continue;
+      ndx_i64 ps = row + b * ssk;
       if (!ndx_gpu_in(g, 1, ps, 1, bits)) continue;
       NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ps * eb, eb);
       v[i] = ndx_gpu_load(src, ps, eb);
@@ -345,7 +356,8 @@ NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu
 }
 
 /* Phase 2 (8 bits and up): work-item `lid` of `n` stores elements along j,
- * the destination's unit axis, from column k - k0 of the tile. */
+ * the destination's unit axis, from column k - k0 of the tile; a row takes
+ * slots_j work-items. */
 NDX_FN void ndx_gpu_tile_store_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
                                   NDX_LOCAL const ndx_u8 *tile, NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                   int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
@@ -354,12 +366,14 @@ NDX_FN void ndx_gpu_tile_store_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gp
   int r = (int)p->rank, eb = bits / 8;
   ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
   ndx_i64 sdk = ndx_stride_wN(p, 0, r - 2);
-  ndx_i64 tj = d->tile_j, elems = d->tile_k * tj;
+  ndx_i64 tj = d->tile_j, slots = d->slots_j, elems = d->tile_k * slots;
   for (ndx_i64 e = lid; e < elems; e += n) {
-    ndx_i64 a = e / tj, b = e - a * tj;
-    ndx_i64 k = w->k0 + a, j = w->j0 + b;
-    if (k >= dk || j >= dj) continue;
-    ndx_i64 pd = w->pos[0] + k * sdk + j, at = b * d->pitch + a * eb;
+    ndx_i64 a = e / slots, b = e - a * slots, k = w->k0 + a;
+    if (k >= dk) continue;
+    ndx_i64 row = w->pos[0] + k * sdk + w->j0;
+    b -= ndx_gpu_realign(row, d->realign_j);
+    if (b < 0 || b >= tj || w->j0 + b >= dj) continue;
+    ndx_i64 pd = row + b, at = b * d->pitch + a * eb;
     ndx_i64 it = step * 1024 + (e - lid) / n;
     if (!ndx_gpu_in(g, 0, pd, 1, bits)) continue;
     NDX_GPU_TRACE(NDX_TRACE_TILE | NDX_TRACE_LOCAL, it, tile + at, eb);

@@ -21,7 +21,8 @@
  *              the source's and the destination's unit axes) through
  *              work-group memory, its rows (one a destination element along
  *              j) `pitch` bytes apart; a batch has `row_units` tiles,
- *              `tiles_j` of them along j
+ *              `tiles_j` of them along j; `realign_k` and `realign_j`
+ *              shift each row's work-items onto the sectors
  *   bytes      a unit is one destination byte, from byte `first`
  * Every field is 64 bits, so that the struct reads alike in every dialect. */
 #ifndef NDX_LAUNCH_H
@@ -32,18 +33,24 @@
 /* A GPU transpose tile, from 8 bits: NDX_GPU_TILE elements square, or,
  * with one side shorter and the other not, that side whole and the other
  * as long as the square's elements allow (a 3 x 1000003 transpose: 3 x
- * 320).
+ * 320). A side whose rows do not all start on a sector is made at least
+ * NDX_GPU_TILE_RUN bytes long, so that the sector its start shares with
+ * the bytes before it is a small part of the run (a 16-bit 6000 x 5000
+ * source: 256 x 32).
  * Its rows are padded so that no warp asks a bank for two words (the host
  * picks the pitch, src/host/launch.c), all within NDX_GPU_TILE_BYTES.
  * Below 8 bits: NDX_GPU_TILE bytes of elements a side, so that each lane
  * takes a whole byte, rows of NDX_GPU_TILE_BITS_PITCH bytes
  * (ndx_gpu_bits_at). */
 #define NDX_GPU_TILE 32
+#define NDX_GPU_WARP 32 /* work-items whose accesses coalesce, NVIDIA's warp */
+#define NDX_GPU_TILE_RUN 512
+#define NDX_GPU_SECTOR 32
 #define NDX_GPU_TILE_SIDE(bits) ((bits) < 8 ? NDX_GPU_TILE * 8 / (bits) : NDX_GPU_TILE)
 #define NDX_GPU_TILE_BITS_PITCH (NDX_GPU_TILE + 4)
 #define NDX_GPU_TILE_BYTES(bits)                                                                   \
   ((bits) < 8 ? NDX_GPU_TILE_SIDE(bits) * NDX_GPU_TILE_BITS_PITCH                                  \
-              : NDX_GPU_TILE_SIDE(bits) * NDX_GPU_TILE_SIDE(bits) * (bits) / 8 * 3 / 2)
+              : NDX_GPU_TILE_RUN * NDX_GPU_TILE * 5 / 4)
 
 /* Units a rows or gather work-item loads before it stores any, so that a
  * warp has that many requests in flight (the "KiB/SM" column of ndx-bench
@@ -59,6 +66,14 @@ typedef struct ndx_launch {
   ndx_i64 row_shift;
   ndx_i64 tiles_j; /* transpose: tiles along the destination's unit axis */
   ndx_i64 tile_k, tile_j, pitch;
+  /* transpose: elements of a sector along k (the load phase) and along j
+   * (the store phase) where that side's tile rows do not all start on a
+   * sector, else 0; and the work-items a tile row takes in each phase, its
+   * elements, or whole warps where it realigns, from the sector that holds
+   * the row's first element, so that each warp's request covers whole
+   * sectors but at a row's two ends (ndx_gpu_realign) */
+  ndx_i64 realign_k, realign_j;
+  ndx_i64 slots_k, slots_j;
   ndx_i64 vector; /* rows: bytes of one access, a power of two from 1 to 16 */
   ndx_i64 first;  /* bytes: the first destination byte */
 } ndx_launch;

@@ -148,3 +148,55 @@ Test(gpu_emulate, random_pairs_every_width_both_forms, .timeout = 600) {
   for (int path = NDX_PATH_EMPTY; path <= NDX_PATH_BYTES; path++)
     cr_assert_gt(paths[path], 0, "no random pair took the %s path", ndx_copy_path_name(path));
 }
+
+/* The realigned tile phases (ndx_launch.h: realign_k, realign_j): batched
+ * transposes whose rows start off the sectors on one side, the other or
+ * both, square, long and skinny tiles, a flipped source, at every width a
+ * tile takes. Each case must realign the side it is built for, so that a
+ * planner that stopped realigning fails here rather than passing on the
+ * plain phases. */
+Test(gpu_emulate, realigned_tile_rows_every_width, .timeout = 600) {
+  static const struct {
+    int64_t nb, a, b, pd, offd, ps, offs;
+    bool flip, k, j; /* realigns along k (the source), along j (the destination) */
+  } shapes[] = {
+      {2, 300, 70, 96 * 4, 0, 301, 1, false, true, false}, /* source rows off, long k */
+      {2, 300, 70, 96 * 4, 0, 301, 1, true, true, false},  /* the same, flipped along j */
+      {2, 70, 300, 303, 3, 96, 0, false, false, true},     /* destination rows off, long j */
+      {1, 3, 1000, 1001, 0, 32, 0, false, false, true},    /* skinny, destination rows off */
+      {1, 1000, 3, 32, 0, 1001, 0, false, true, false},    /* skinny, source rows off */
+      {3, 200, 150, 151, 1, 207, 5, false, true, false},   /* both off: the source realigns */
+  };
+  int widths[] = {8, 16, 32, 64, 128};
+  for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+      cuda_case c = {.bits = widths[w]};
+      snprintf(c.name, sizeof c.name, "realigned case %zu", s);
+      cuda_padded_transpose(&c, shapes[s].nb, shapes[s].a, shapes[s].b, shapes[s].pd,
+                            shapes[s].offd, shapes[s].ps, shapes[s].offs);
+      if (shapes[s].flip) {
+        ndx_range fr[3] = {
+            {0, shapes[s].nb, 1}, {0, shapes[s].a, 1}, {shapes[s].b - 1, shapes[s].b, -1}};
+        ndx_layout f;
+        cr_assert_eq(ndx_slice(&f, &c.src, fr), NDX_OK, "%s", ndx_last_error());
+        c.src = f;
+      }
+      ndx_copy_plan p;
+      cr_assert_eq(ndx_copy_plan_make(&p, "test", &c.dst, &c.src, c.bits, &ndx_gpu_caps, 0),
+                   NDX_OK);
+      cr_assert_eq(p.path, NDX_PATH_TRANSPOSE, "%s", c.name);
+      uint64_t buf[(sizeof(ndx_launch) + 7) / 8];
+      ndx_launch *d = (ndx_launch *)buf;
+      int64_t groups;
+      ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
+      bool sector_k = c.bits / 8 < NDX_GPU_SECTOR && d->tile_k > NDX_GPU_WARP;
+      bool sector_j = c.bits / 8 < NDX_GPU_SECTOR && d->tile_j > NDX_GPU_WARP;
+      cr_assert_eq(d->realign_k != 0, shapes[s].k && sector_k, "%s, %d bits: realign_k %lld",
+                   c.name, c.bits, (long long)d->realign_k);
+      cr_assert_eq(d->realign_j != 0, shapes[s].j && sector_j, "%s, %d bits: realign_j %lld",
+                   c.name, c.bits, (long long)d->realign_j);
+      int paths[NDX_PATH_BYTES + 1] = {0};
+      check_case(&c, false, paths);
+      check_case(&c, true, paths);
+    }
+}

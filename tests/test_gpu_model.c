@@ -59,12 +59,15 @@ Test(gpu_model, the_gpu_kernels_keep_their_bounds, .timeout = 300) {
       "broadcast columns fp32",
       "flip inner fp32",
       "transpose fp32 4096x4096",
+      "transpose fp32 3x1000003", /* skinny, realigned destination rows */
+      "transpose fp32 1000003x3", /* skinny, realigned source rows */
       "permute rank 4 fp32 [64]^4",
       "permute rank 8 fp32 [8]^8 reversed",
       "transpose 4-bit 8192x16384",
       "transpose 1-bit 16384x32768",
       "transpose 8-bit 8000x8000",
       "transpose 16-bit 4096x8192",
+      "transpose 16-bit 5000x6000", /* source rows off sectors: long, realigned */
   };
   gpu_case cases[48];
   int n = gpu_cases(cases, 48);

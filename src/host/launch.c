@@ -24,20 +24,39 @@ static int64_t row_vector(const ndx_operands *q, int bits) {
   return v;
 }
 
+/* True when every row of operand k of pair q along the transpose axis
+ * `axis` (its stride 1), from tile starts `tile` elements apart, starts on
+ * a sector: the offset, the other axes' strides and the tile's bytes are
+ * whole sectors, given a buffer that starts on one (cudaMalloc's 256
+ * bytes; on OpenCL, CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 16 bytes by
+ * the standard and 128 or more on GPUs; where a buffer does not, realigning
+ * misjudges the sectors and costs speed, never a wrong element). */
+static bool rows_on_sectors(const ndx_operands *q, int k, int axis, int64_t tile, int64_t eb) {
+  bool on = (q->offset[k] * eb) % NDX_GPU_SECTOR == 0 && (tile * eb) % NDX_GPU_SECTOR == 0;
+  for (int a = 0; a < q->rank && on; a++)
+    if (a != axis) on = (q->strides[k][a] * eb) % NDX_GPU_SECTOR == 0;
+  return on;
+}
+
 /* True when no warp asks a bank for two words, in either phase of a tile
  * of tk x tj elements of `eb` bytes with rows `pitch` bytes apart: phase 1
- * writes element (a, b) = (e / tk, e % tk) at a*pitch + b*eb, phase 2
- * reads (e % tj, e / tj).
+ * writes element (a, b) = (e / sk, e % sk) at a*pitch + b*eb for b < tk,
+ * phase 2 reads (e % sj, e / sj) for e % sj < tj, where sk and sj are the
+ * work-items a row takes in each phase (ndx_launch.h; as if every row
+ * started on a sector).
  * Lanes are served in groups that fill 128 bytes (32 of up to 4 bytes, 16
  * of 8, 8 of 16), each bank giving one word a group. */
-static bool banks_clear(int64_t pitch, int64_t eb, int64_t tk, int64_t tj) {
-  int64_t group = eb <= 4 ? 32 : 128 / eb, elems = tk * tj;
-  for (int phase = 0; phase < 2; phase++)
+static bool banks_clear(int64_t pitch, int64_t eb, int64_t tk, int64_t tj, int64_t sk, int64_t sj) {
+  int64_t group = eb <= 4 ? 32 : 128 / eb;
+  for (int phase = 0; phase < 2; phase++) {
+    int64_t slots = phase ? sj : sk, len = phase ? tj : tk, elems = slots * (phase ? tk : tj);
     for (int64_t e0 = 0; e0 < elems; e0 += group) {
       int64_t word[32];
       int n = 0;
       for (int64_t e = e0; e < e0 + group && e < elems; e++) {
-        int64_t a = phase ? e % tj : e / tk, b = phase ? e / tj : e % tk;
+        int64_t row = e / slots, col = e % slots;
+        if (col >= len) continue;
+        int64_t a = phase ? col : row, b = phase ? row : col;
         for (int64_t w = (a * pitch + b * eb) / 4; w <= (a * pitch + b * eb + eb - 1) / 4; w++) {
           bool seen = false;
           for (int i = 0; i < n && !seen; i++) {
@@ -50,6 +69,7 @@ static bool banks_clear(int64_t pitch, int64_t eb, int64_t tk, int64_t tj) {
         }
       }
     }
+  }
   return true;
 }
 
@@ -65,25 +85,55 @@ static int64_t long_side(int64_t d, int64_t n, int64_t eb, int64_t elems, int64_
   return side;
 }
 
-/* A transpose tile of `bits`-bit elements (8 and up) for extents dk x dj
- * (ndx_launch.h): its shape, and the first pitch that leaves the banks
- * clear within NDX_GPU_TILE_BYTES (else the row's own bytes). */
-static void tile_shape(ndx_launch *d, int64_t dk, int64_t dj, int bits) {
+/* The realign of a tile side of `len` elements of `eb` bytes whose rows
+ * are `on` sectors or not: a sector's elements where rows are off them and
+ * longer than a warp's one access, else 0 (a row one access reads touches
+ * the same sectors however its lanes sit). */
+static int64_t realign(bool on, int64_t len, int64_t eb) {
+  return !on && len > 32 && eb < NDX_GPU_SECTOR ? NDX_GPU_SECTOR / eb : 0;
+}
+
+/* The work-items a tile row of `len` elements takes: `len`, or, where it
+ * realigns by `sector` elements, enough whole warps to hold it from any of
+ * a sector's elements, so that no warp takes two rows, whose skews differ
+ * and could put two of its words on one bank. */
+static int64_t slots(int64_t len, int64_t sector) {
+  return sector ? (len + sector - 1 + NDX_GPU_WARP - 1) / NDX_GPU_WARP * NDX_GPU_WARP : len;
+}
+
+/* A transpose tile of `bits`-bit elements (8 and up) for pair q, whose
+ * transpose axes are r-2 (k, the source's unit axis) and r-1 (j, the
+ * destination's), of extents dk x dj (ndx_launch.h): its shape, which
+ * sides realign, and the first pitch that leaves the banks clear within
+ * NDX_GPU_TILE_BYTES (else the row's own bytes). */
+static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits) {
   /* square; a side shorter than the square's with the other not: that
    * side whole, the other as long as the tile allows (a 3 x 1000003
    * transpose, whose 32 x 32 tiles would leave 29 lanes of 32 idle on one
    * side). Both shorter: square still, idle lanes and all, since no pitch
    * keeps both phases of a tile whose warps span several rows clear of
-   * conflicts. */
+   * conflicts. Square, with one side's rows off sectors: that side
+   * NDX_GPU_TILE_RUN bytes long where its extent allows, the source's
+   * first (a 16-bit 6000 x 5000 source). */
+  int r = q->rank;
+  int64_t dk = q->shape[r - 2], dj = q->shape[r - 1];
   int64_t eb = bits / 8, side = NDX_GPU_TILE_SIDE(bits), elems = side * side;
-  int64_t tk = side, tj = side;
+  int64_t tk = side, tj = side, run = NDX_GPU_TILE_RUN / eb;
   if (dk < side && dj >= side)
     tk = dk, tj = long_side(dj, tk, eb, elems, side);
   else if (dj < side && dk >= side)
     tj = dj, tk = long_side(dk, tj, eb, elems, side);
+  else if (dk > side && !rows_on_sectors(q, 1, r - 2, side, eb))
+    tk = dk < run ? dk : run;
+  else if (dj > side && !rows_on_sectors(q, 0, r - 1, side, eb))
+    tj = dj < run ? dj : run;
   d->tile_k = tk, d->tile_j = tj, d->pitch = tk * eb;
+  bool unit_k = q->strides[1][r - 2] == 1; /* not -1: realigning needs the row's first element */
+  d->realign_k = unit_k ? realign(rows_on_sectors(q, 1, r - 2, tk, eb), tk, eb) : 0;
+  d->realign_j = realign(rows_on_sectors(q, 0, r - 1, tj, eb), tj, eb);
+  d->slots_k = slots(tk, d->realign_k), d->slots_j = slots(tj, d->realign_j);
   for (int64_t pitch = tk * eb; tj * pitch <= NDX_GPU_TILE_BYTES(bits); pitch += eb)
-    if (banks_clear(pitch, eb, tk, tj)) {
+    if (banks_clear(pitch, eb, tk, tj, d->slots_k, d->slots_j)) {
       d->pitch = pitch;
       return;
     }
@@ -109,10 +159,10 @@ void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, n
   case NDX_PATH_TRANSPOSE: {
     int64_t dk = q->shape[r - 2], dj = q->shape[r - 1];
     if (p->bits < 8) {
-      d->tile_k = d->tile_j = NDX_GPU_TILE_SIDE(p->bits);
+      d->tile_k = d->tile_j = d->slots_k = d->slots_j = NDX_GPU_TILE_SIDE(p->bits);
       d->pitch = NDX_GPU_TILE_BITS_PITCH;
     } else {
-      tile_shape(d, dk, dj, p->bits);
+      tile_shape(d, q, p->bits);
     }
     d->tiles_j = ndx_ceil_div(dj, d->tile_j);
     d->row_units = ndx_ceil_div(dk, d->tile_k) * d->tiles_j;
