@@ -153,7 +153,8 @@ Test(reference, overflow_by_each_formats_rule) {
   expect_ref(NDX_F32, 0x40e00000, NDX_F4E2M1FN, 0x7);           /* 7: 6 */
   expect_ref(NDX_F32, 0x7f800000, NDX_F4E2M1FN, 0x7);           /* inf: 6 */
   expect_ref(NDX_F32, 0xff800000, NDX_F4E2M1FN, 0xf);           /* -inf: -6 */
-  expect_ref(NDX_F64, 0x47efffffe0000000, NDX_F32, 0x7f7fffff); /* FLT_MAX + ulp/2 - ... */
+  expect_ref(NDX_F64, 0x47efffffe0000000, NDX_F32, 0x7f7fffff); /* FLT_MAX */
+  expect_ref(NDX_F64, 0x47efffffefffffff, NDX_F32, 0x7f7fffff); /* just below FLT_MAX + ulp/2 */
   expect_ref(NDX_F64, 0x47effffff0000000, NDX_F32, 0x7f800000); /* FLT_MAX + ulp/2: inf */
 }
 
