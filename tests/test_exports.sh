@@ -6,7 +6,7 @@
 # (libndx, libndx_cl, libndx_cuda, libndx_hip), the dynamic symbols it defines
 # (nm -D --defined-only) must be the functions declared NDX_API in the
 # headers that belong to it, nothing more and nothing less:
-#   libndx       ndx_layout.h, ndx_iter.h, ndx_sym.h, ndx_pack.h, ndx.h,
+#   libndx       ndx_layout.h, ndx_iter.h, ndx_sym.h, ndx_pack.h, ndx_dtype.h, ndx.h,
 #                ndx_device.h, ndx_version.h, and ndx_dlpack.h
 #                when the build has DLPack (it installs the header);
 #   libndx_cl    ndx_cl.h;

@@ -112,7 +112,7 @@ lib_files() {
 # Exactly these headers: ndx_cl.h only with libndx_cl, ndx_cuda.h only with
 # libndx_cuda, ndx_hip.h only with libndx_hip, ndx_dlpack.h only with DLPack.
 headers_exact() {
-  local want=(ndx.h ndx_api.h ndx_device.h ndx_index.h ndx_iter.h ndx_layout.h ndx_pack.h
+  local want=(ndx.h ndx_api.h ndx_device.h ndx_dtype.h ndx_index.h ndx_iter.h ndx_layout.h ndx_pack.h
               ndx_sym.h ndx_version.h)
   [ $cl = yes ] && want+=(ndx_cl.h)
   [ $cuda = yes ] && want+=(ndx_cuda.h)

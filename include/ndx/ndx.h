@@ -1,6 +1,6 @@
 /* ndx.h: the whole host API of ndx (libndx: layouts, moves, coalescing,
- * iteration, symbolic axes, packing, errors and the version), with no OpenCL
- * or CUDA header.
+ * iteration, symbolic axes, packing, number types, errors and the
+ * version), with no OpenCL or CUDA header.
  *
  * Not included here, each with a library or a dependency of its own:
  *   ndx_cl.h      the OpenCL copy runtime (libndx_cl, ndx_cl.pc; CL/cl.h)
@@ -18,5 +18,6 @@
 #include "ndx_iter.h"
 #include "ndx_sym.h"
 #include "ndx_pack.h"
+#include "ndx_dtype.h"
 
 #endif /* NDX_H */
