@@ -9,7 +9,7 @@
  * alike run them one after the other: a fill of the status words (and of
  * the claims table, for a claims scatter), then the check kernel, then the
  * copy kernel, then the read-back of the status, whose event is the
- * call's. The check pass's status (kernels/ndx_index_items.h), read
+ * call's. The check pass's status (kernels/ndx_index_launch.h), read
  * without waiting, joins the
  * ndx_cl's pending reports (cl.c), which ndx_cl_check collects; each
  * enqueue first frees the reports already read (ndx_cl_reap), so that a
