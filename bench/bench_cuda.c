@@ -91,7 +91,7 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-typedef struct icase icase;
+typedef gpu_index_case icase;
 
 typedef struct timing_ctx {
   const ndx_cuda_plan *plan; /* NULL: cudaMemcpyAsync of `bytes`, `gpu` or the call `ix` */
@@ -186,74 +186,19 @@ static size_t span_bytes(const ndx_layout *l, int bits) {
 
 /* ---- Gathers and scatters ------------------------------------------------------- */
 
-/* One call: S = index's shape; values random in [0, d), or distinct
- * (`unique`: the first values of a random permutation of [0, d)). */
-struct icase {
-  const char *name, *group;
-  double target;
-  int bits, axis;
-  bool scatter, unique;
-  unsigned flags, internal;
-  ndx_layout dst, src, index;
-};
-
+/* The cases (gpu_cases.h, shared with ndx-bench --gpu-model). */
 #define MAX_ICASES 8
 static icase icases[MAX_ICASES];
 static int nicases;
 
-static icase *add_index(const char *name, double target, int bits, bool scatter, unsigned flags) {
-  if (nicases == MAX_ICASES) {
-    fprintf(stderr, "bench_cuda: too many index cases\n");
-    exit(1);
-  }
-  icase *c = &icases[nicases++];
-  *c = (icase){.name = name,
-               .group = scatter ? "scatter" : "gather",
-               .target = target,
-               .bits = bits,
-               .scatter = scatter,
-               .flags = flags};
-  return c;
-}
-
-/* A 1-d index of n broadcast along rows of `dim`: [n, dim], stride 0 inner. */
-static ndx_layout row_index(int64_t n, int64_t dim) {
-  ndx_layout ids = contig(1, &n), col, out;
-  if (ndx_unsqueeze(&col, &ids, 1) != NDX_OK) die("ndx_unsqueeze");
-  if (ndx_broadcast(&out, &col, 2, (int64_t[]){n, dim}) != NDX_OK) die("ndx_broadcast");
-  return out;
-}
-
-/* Rows of a table picked by 32768 token ids: [vocab, dim] -> [32768, dim]. */
-static void add_lookup(const char *name, double target, int bits, int64_t dim, unsigned internal) {
-  icase *c = add_index(name, target, bits, false, 0);
-  c->internal = internal;
-  c->index = row_index(32768, dim);
-  c->src = contig(2, (int64_t[]){65536, dim});
-  c->dst = contig(2, (int64_t[]){32768, dim});
-}
-
 static void build_index_cases(void) {
-  add_lookup("embedding fp32 [65536,256] by 32768 ids", 0.85, 32, 256, 0);
-  add_lookup("embedding 4-bit [65536,512] by 32768 ids", 0.60, 4, 512, 0);
-  add_lookup("embedding fp32, check kernel skipped", 0, 32, 256, NDX_CUDA_INDEX_SKIP_CHECK);
-  icase *c = add_index("take_along_axis fp32 [4096,4096] inner", 0.30, 32, false, 0);
-  c->axis = 1;
-  c->dst = c->src = c->index = contig(2, (int64_t[]){4096, 4096});
-  for (int u = 0; u < 2; u++) {
-    c = add_index(u ? "scatter rows fp32 32768 of 256 into 65536, UNIQUE"
-                    : "scatter rows fp32 32768 of 256 into 65536",
-                  u ? 0.85 : 0.50, 32, true, u ? NDX_INDEX_UNIQUE : 0);
-    c->unique = true;
-    c->index = row_index(32768, 256);
-    c->src = contig(2, (int64_t[]){32768, 256});
-    c->dst = contig(2, (int64_t[]){65536, 256});
-  }
+  nicases = gpu_index_cases(icases, MAX_ICASES);
 }
 
 static void launch_index(const timing_ctx *t, cudaStream_t s) {
   const icase *c = t->ix;
-  if (ndx_cuda_index_flags(c->scatter, c->internal, s, t->dst, &c->dst, t->src, &c->src, c->axis,
+  unsigned internal = c->skip_check ? NDX_CUDA_INDEX_SKIP_CHECK : 0u;
+  if (ndx_cuda_index_flags(c->scatter, internal, s, t->dst, &c->dst, t->src, &c->src, c->axis,
                            t->index, &c->index, 32, c->flags, c->bits) != NDX_OK)
     die(c->name);
 }
@@ -349,8 +294,7 @@ static int run_index_cases(const bench_cuda_opts *o, cudaStream_t stream, FILE *
     *below += low;
     char target[16] = "";
     if (c->target > 0) snprintf(target, sizeof target, "%.2f%s", c->target, low ? " LOW" : "");
-    const char *kernels =
-        c->internal & NDX_CUDA_INDEX_SKIP_CHECK ? "index-copy" : "index-check+index-copy";
+    const char *kernels = c->skip_check ? "index-copy" : "index-check+index-copy";
     printf("%-52s %-9s %-22s %8.1f %8.0f %8.0f %6.2f %6s%s\n", c->name, c->group, kernels,
            moved / 1048576.0, gbps, copy_gbps, ratio, target, bad ? "  WRONG RESULT" : "");
     fflush(stdout);

@@ -1,4 +1,5 @@
-/* gpu_cases.c: the copy cases of ndx-bench-cuda (gpu_cases.h). */
+/* gpu_cases.c: the copy, gather and scatter cases of ndx-bench-cuda
+ * (gpu_cases.h). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -140,4 +141,62 @@ int gpu_cases(gpu_case *out, int max) {
   add_transpose("transpose 8-bit 8000x8000", "transpose 8/16-bit", 0.80, 8, 8000, 8000);
   add_transpose("transpose 16-bit 5000x6000", "transpose 8/16-bit", 0.80, 16, 5000, 6000);
   return ncases;
+}
+
+/* ---- Gathers and scatters ------------------------------------------------------- */
+
+static gpu_index_case *icases;
+static int nicases, max_icases;
+
+static gpu_index_case *add_index(const char *name, double target, int bits, bool scatter,
+                                 unsigned flags) {
+  if (nicases == max_icases) {
+    fprintf(stderr, "gpu_cases: more than %d index cases\n", max_icases);
+    exit(1);
+  }
+  gpu_index_case *c = &icases[nicases++];
+  *c = (gpu_index_case){.name = name,
+                        .group = scatter ? "scatter" : "gather",
+                        .target = target,
+                        .bits = bits,
+                        .scatter = scatter,
+                        .flags = flags};
+  return c;
+}
+
+/* A 1-d index of n broadcast along rows of `dim`: [n, dim], stride 0 inner. */
+static ndx_layout row_index(int64_t n, int64_t dim) {
+  ndx_layout ids = contig(1, &n), col, out;
+  if (ndx_unsqueeze(&col, &ids, 1) != NDX_OK) die("ndx_unsqueeze");
+  if (ndx_broadcast(&out, &col, 2, (int64_t[]){n, dim}) != NDX_OK) die("ndx_broadcast");
+  return out;
+}
+
+/* Rows of a table picked by 32768 token ids: [vocab, dim] -> [32768, dim]. */
+static void add_lookup(const char *name, double target, int bits, int64_t dim, bool skip_check) {
+  gpu_index_case *c = add_index(name, target, bits, false, 0);
+  c->skip_check = skip_check;
+  c->index = row_index(32768, dim);
+  c->src = contig(2, (int64_t[]){65536, dim});
+  c->dst = contig(2, (int64_t[]){32768, dim});
+}
+
+int gpu_index_cases(gpu_index_case *out, int max) {
+  icases = out, nicases = 0, max_icases = max;
+  add_lookup("embedding fp32 [65536,256] by 32768 ids", 0.85, 32, 256, false);
+  add_lookup("embedding 4-bit [65536,512] by 32768 ids", 0.60, 4, 512, false);
+  add_lookup("embedding fp32, check kernel skipped", 0, 32, 256, true);
+  gpu_index_case *c = add_index("take_along_axis fp32 [4096,4096] inner", 0.30, 32, false, 0);
+  c->axis = 1;
+  c->dst = c->src = c->index = contig(2, (int64_t[]){4096, 4096});
+  for (int u = 0; u < 2; u++) {
+    c = add_index(u ? "scatter rows fp32 32768 of 256 into 65536, UNIQUE"
+                    : "scatter rows fp32 32768 of 256 into 65536",
+                  u ? 0.85 : 0.50, 32, true, u ? NDX_INDEX_UNIQUE : 0);
+    c->unique = true;
+    c->index = row_index(32768, 256);
+    c->src = contig(2, (int64_t[]){32768, 256});
+    c->dst = contig(2, (int64_t[]){65536, 256});
+  }
+  return nicases;
 }

@@ -1,12 +1,14 @@
-/* gpu_cases.h: the copy cases of ndx-bench-cuda, shared with the GPU
- * memory model (ndx-bench --gpu-model), so that both run the same list: the
- * speed cases (contiguous, slices, a narrow, broadcasts, flips, 2-d fp32
- * transposes, permutations of rank 3 to 8, transposes of 1 to 16 bits), up
- * to 64 MiB per tensor. */
+/* gpu_cases.h: the copy, gather and scatter cases of ndx-bench-cuda,
+ * shared with the GPU memory model (ndx-bench --gpu-model), so that both
+ * run the same lists: the copy speed cases (contiguous, slices, a narrow,
+ * broadcasts, flips, 2-d fp32 transposes, permutations of rank 3 to 8,
+ * transposes of 1 to 16 bits), up to 64 MiB per tensor; and the index
+ * cases (embedding lookups, take_along_axis, KV-cache row scatters). */
 #ifndef NDX_BENCH_GPU_CASES_H
 #define NDX_BENCH_GPU_CASES_H
 
 #include "ndx/ndx.h"
+#include "ndx/ndx_index.h"
 
 typedef struct gpu_case {
   const char *name, *group;
@@ -18,5 +20,22 @@ typedef struct gpu_case {
 /* Fills out[0 ..] with the cases, at most `max` (more exits with a
  * message); returns how many. */
 int gpu_cases(gpu_case *out, int max);
+
+/* One gather or scatter of 32-bit index values: S = index's shape; values
+ * random in [0, d), or distinct (`unique`: the first values of a random
+ * permutation of [0, d)), d the indexed side's extent on `axis`. */
+typedef struct gpu_index_case {
+  const char *name, *group;
+  double target; /* the ratio to the device's copy to reach (0: none) */
+  int bits, axis;
+  bool scatter, unique;
+  bool skip_check; /* the check kernel skipped (NDX_CUDA_INDEX_SKIP_CHECK) */
+  unsigned flags;  /* NDX_INDEX_* */
+  ndx_layout dst, src, index;
+} gpu_index_case;
+
+/* Fills out[0 ..] with the index cases, at most `max` (more exits with a
+ * message); returns how many. */
+int gpu_index_cases(gpu_index_case *out, int max);
 
 #endif /* NDX_BENCH_GPU_CASES_H */

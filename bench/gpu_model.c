@@ -1,5 +1,6 @@
-/* gpu_model.c: ndx-bench --gpu-model (gpu_model.h): the gpu-shaped copy
- * kernels' memory behaviour on an NVIDIA GPU, worked out on the host.
+/* gpu_model.c: ndx-bench --gpu-model (gpu_model.h): the gpu-shaped copy,
+ * gather and scatter kernels' memory behaviour on an NVIDIA GPU, worked out
+ * on the host.
  *
  * Each case of ndx-bench-cuda is planned as ndx_cl's gpu shape plans it
  * (ndx_copy_plan_make with ndx_gpu_caps, then ndx_launch_gpu), and sampled
@@ -22,9 +23,20 @@
  *     shared memory, 1 KiB of it per block for the system) holds at the
  *     launch's occupancy: what Little's law sets against the memory's
  *     latency (docs/device.md, section 10).
- * The data the bodies move is the buffers' zeros: no address depends on
- * data, so barriers need no order here and each work-item runs its whole
- * body in turn. */
+ * The data the copy bodies move is the buffers' zeros: no address depends
+ * on data, so barriers need no order here and each work-item runs its whole
+ * body in turn.
+ *
+ * Each gather and scatter case of ndx-bench-cuda is planned as ndx_cl's gpu
+ * shape plans it (ndx_index_plan_make, then ndx_index_launch_check and
+ * ndx_index_launch_copy), with the index values ndx-bench-cuda draws, and
+ * the sampled work-groups of both passes run through the bodies of
+ * kernels/ndx_index_gpu.h (a claims scatter's whole check pass first,
+ * untraced, so that the copy pass sees its claims). Sector use as above,
+ * both passes' requests together; the bound, since the addresses depend on
+ * the values, is the same for the sample's own bytes at once, each sector
+ * counted once; bytes in flight are the copy pass's. The check pass's
+ * atomic claims are neither loads nor stores and are not counted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +44,10 @@
 #include "bench.h"
 #include "gpu_cases.h"
 #include "gpu_model.h"
+#include "host/index_plan.h"
 #include "host/launch.h"
 #include "host/ndx_internal.h"
+#include "oracle.h"
 
 /* ---- The bodies, built for the host ------------------------------------------- */
 
@@ -55,6 +69,12 @@ static void model_trace(int site, int64_t step, const void *addr, int bytes);
 #undef NDX_WIDE
 #define NDX_WIDE 1
 #include "ndx_copy_gpu.h"
+#undef NDX_WIDE
+#define NDX_WIDE 0
+#include "ndx_index_gpu.h"
+#undef NDX_WIDE
+#define NDX_WIDE 1
+#include "ndx_index_gpu.h"
 
 /* ---- Requests ---------------------------------------------------------------------- */
 
@@ -119,31 +139,47 @@ typedef struct record {
   int32_t site, lane, bytes;
 } record;
 
+/* Bytes [lo, hi) of the global address space above. */
+typedef struct span {
+  int64_t lo, hi;
+} span;
+
 static struct {
   record *r;
   size_t n, cap;
-  const uint8_t *base[2]; /* destination, source */
-  size_t size[2];
+  const uint8_t *base[4]; /* destination, source, index, claims */
+  size_t size[4];
   const uint8_t *tile;
+  bool off;       /* no recording */
+  bool spans;     /* keep every global access in `bytes` too */
+  span *bytes[2]; /* loads, stores */
+  size_t nb[2], cb[2];
 } rec;
 
+static void *grow(void *p, size_t *cap, size_t n, size_t size) {
+  if (n < *cap) return p;
+  *cap = *cap ? 2 * *cap : 1 << 16;
+  p = realloc(p, *cap * size);
+  if (!p) {
+    fprintf(stderr, "gpu model: out of memory\n");
+    exit(1);
+  }
+  return p;
+}
+
 static void model_trace(int site, int64_t step, const void *addr, int bytes) {
+  if (rec.off) return;
   const uint8_t *p = addr;
   int64_t a;
   if (site & NDX_TRACE_LOCAL) {
     a = p - rec.tile;
   } else {
-    int k = p >= rec.base[1] && p < rec.base[1] + rec.size[1];
+    int k = 0;
+    for (int b = 1; b < 4; b++)
+      if (rec.base[b] && p >= rec.base[b] && p < rec.base[b] + rec.size[b]) k = b;
     a = ((int64_t)(k + 1) << 48) + (p - rec.base[k]);
   }
-  if (rec.n == rec.cap) {
-    rec.cap = rec.cap ? 2 * rec.cap : 1 << 16;
-    rec.r = realloc(rec.r, rec.cap * sizeof *rec.r);
-    if (!rec.r) {
-      fprintf(stderr, "gpu model: out of memory\n");
-      exit(1);
-    }
-  }
+  rec.r = grow(rec.r, &rec.cap, rec.n, sizeof *rec.r);
   rec.r[rec.n++] = (record){step, a, site, (int32_t)model_lid, bytes};
 }
 
@@ -229,6 +265,12 @@ static double layout_bound(const ndx_operands *q, int k, int bits) {
 /* Adds the requests of rec's records (one work-group's, each work-item's
  * in the order it made them) to t. */
 static void tally_group(tally *t) {
+  for (size_t i = 0; i < rec.n && rec.spans; i++) {
+    if (rec.r[i].site & NDX_TRACE_LOCAL) continue;
+    int k = (rec.r[i].site & NDX_TRACE_STORE) != 0;
+    rec.bytes[k] = grow(rec.bytes[k], &rec.cb[k], rec.nb[k], sizeof *rec.bytes[k]);
+    rec.bytes[k][rec.nb[k]++] = (span){rec.r[i].addr, rec.r[i].addr + rec.r[i].bytes};
+  }
   int64_t acc = 0;
   for (size_t i = 0; i <= rec.n; i++) {
     bool end = i == rec.n || (i > 0 && rec.r[i].lane != rec.r[i - 1].lane);
@@ -296,6 +338,20 @@ static void run_group(const ndx_copy_plan *p, const ndx_launch *d, uint8_t *dst,
   }
 }
 
+/* The sampled work-groups of a launch of `groups`: the first, middle and
+ * last SAMPLE, each once; returns how many. */
+static int64_t sample_groups(int64_t groups, int64_t *picks) {
+  int64_t npick = 0;
+  for (int k = 0; k < 3; k++)
+    for (int64_t g = 0; g < SAMPLE; g++) {
+      int64_t gid = k == 0 ? g : k == 1 ? groups / 2 - SAMPLE / 2 + g : groups - SAMPLE + g;
+      bool seen = gid < 0 || gid >= groups;
+      for (int64_t i = 0; i < npick && !seen; i++) seen = picks[i] == gid;
+      if (!seen) picks[npick++] = gid;
+    }
+  return npick;
+}
+
 static void *zeroed(size_t n) {
   void *m = NULL;
   if (posix_memalign(&m, 4096, n ? n : 1) != 0) return NULL;
@@ -335,16 +391,10 @@ void gpu_model_case(const gpu_case *c, gpu_model_result *res) {
     exit(1);
   }
   rec.base[0] = dst, rec.base[1] = src, rec.tile = tile;
+  rec.base[2] = rec.base[3] = NULL;
   tally t;
   memset(&t, 0, sizeof t);
-  int64_t picks[3 * SAMPLE], npick = 0;
-  for (int k = 0; k < 3; k++)
-    for (int64_t g = 0; g < SAMPLE; g++) {
-      int64_t gid = k == 0 ? g : k == 1 ? groups / 2 - SAMPLE / 2 + g : groups - SAMPLE + g;
-      bool seen = gid < 0 || gid >= groups;
-      for (int64_t i = 0; i < npick && !seen; i++) seen = picks[i] == gid;
-      if (!seen) picks[npick++] = gid;
-    }
+  int64_t picks[3 * SAMPLE], npick = sample_groups(groups, picks);
   for (int64_t i = 0; i < npick; i++) {
     run_group(&p, d, dst, src, tile, picks[i], groups);
     tally_group(&t);
@@ -368,14 +418,195 @@ void gpu_model_case(const gpu_case *c, gpu_model_result *res) {
   res->conflicts = t.waves > t.ideal;
 }
 
+/* ---- Gather and scatter cases --------------------------------------------------------- */
+
+static int cmp_span(const void *a, const void *b) {
+  const span *x = a, *y = b;
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* The sector use of the spans v[0 .. n-1] at once: their distinct bytes
+ * over the bytes of the distinct sectors that hold them (1 for none). */
+static double spans_use(span *v, size_t n) {
+  if (n == 0) return 1;
+  qsort(v, n, sizeof *v, cmp_span);
+  int64_t bytes = 0, sectors = 0, lo = v[0].lo, hi = v[0].hi, last = -1;
+  for (size_t i = 1; i <= n; i++) {
+    if (i < n && v[i].lo <= hi) {
+      if (v[i].hi > hi) hi = v[i].hi;
+      continue;
+    }
+    int64_t s0 = lo / GPU_MODEL_SECTOR, s1 = (hi - 1) / GPU_MODEL_SECTOR;
+    bytes += hi - lo;
+    sectors += s1 - s0 + 1 - (s0 == last);
+    last = s1;
+    if (i < n) lo = v[i].lo, hi = v[i].hi;
+  }
+  return (double)bytes / (double)(sectors * GPU_MODEL_SECTOR);
+}
+
+/* The index values at every position of the index's n elements of span
+ * (int32), as ndx-bench-cuda draws them: random in [0, d), or the first of
+ * a random permutation of [0, d) (`unique`). */
+static int32_t *index_values(const gpu_index_case *c, size_t n) {
+  int64_t d = (c->scatter ? &c->dst : &c->src)->shape[c->axis];
+  int32_t *v = malloc((n ? n : 1) * sizeof *v), *perm = c->unique ? malloc(d * sizeof *perm) : NULL;
+  if (!v || (c->unique && !perm)) {
+    fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
+    exit(1);
+  }
+  oracle_rng r = {7};
+  for (int64_t k = 0; c->unique && k < d; k++) perm[k] = (int32_t)k;
+  for (int64_t k = d - 1; c->unique && k > 0; k--) {
+    int64_t u = oracle_between(&r, 0, k);
+    int32_t w = perm[k];
+    perm[k] = perm[u];
+    perm[u] = w;
+  }
+  for (size_t k = 0; k < n; k++)
+    v[k] = c->unique ? perm[k % (size_t)d] : (int32_t)oracle_between(&r, 0, d - 1);
+  free(perm);
+  return v;
+}
+
+/* The buffers of an index case. */
+typedef struct index_bufs {
+  uint8_t *dst, *src, *index;
+  uint32_t *claims, status[NDX_INDEX_STATUS_WORDS];
+} index_bufs;
+
+/* Runs work-group `gid` of a launch of `groups` of the check pass (`check`)
+ * or the copy pass of plan p, descriptor d. */
+static void run_index_group(const ndx_index_plan *p, const ndx_index_launch *d, bool check,
+                            index_bufs *b, int64_t gid, int64_t groups) {
+  ndx_gpu_index_guard g = {0};
+  uint32_t *claims = ndx_index_form_claims(p->form) ? b->claims : NULL;
+  const uint8_t *moved = p->form == NDX_INDEX_CLAIMS ? (const uint8_t *)b->claims : b->index;
+  const uint32_t *wins = p->form == NDX_INDEX_WINNERS ? b->claims : NULL;
+  int ib = (int)d->index_bits;
+  model_gid = gid, model_groups = groups, model_local = LOCAL;
+  for (model_lid = 0; model_lid < LOCAL; model_lid++) {
+    if (check)
+      p->wide ? ndx_gpu_index_check_w64(d, b->index, claims, b->status, ib, &g)
+              : ndx_gpu_index_check_w32(d, b->index, claims, b->status, ib, &g);
+    else if (p->bits < 8)
+      p->wide ? ndx_gpu_index_bytes_w64(d, b->dst, b->src, moved, p->bits, ib, &g)
+              : ndx_gpu_index_bytes_w32(d, b->dst, b->src, moved, p->bits, ib, &g);
+    else if (d->rows)
+      p->wide ? ndx_gpu_index_rows_w64(d, b->dst, b->src, moved, wins, p->bits, ib, &g)
+              : ndx_gpu_index_rows_w32(d, b->dst, b->src, moved, wins, p->bits, ib, &g);
+    else
+      p->wide ? ndx_gpu_index_elems_w64(d, b->dst, b->src, moved, wins, p->bits, ib, &g)
+              : ndx_gpu_index_elems_w32(d, b->dst, b->src, moved, wins, p->bits, ib, &g);
+  }
+}
+
+/* A descriptor followed by a pack. */
+typedef struct index_launch_buf {
+  uint64_t w[(sizeof(ndx_index_launch) + NDX_PACK_MAX_BYTES(NDX_COPY_OPS, NDX_PACK_MAX_RANK)) / 8];
+} index_launch_buf;
+
+void gpu_model_index_case(const gpu_index_case *c, gpu_model_result *res) {
+  memset(res, 0, sizeof *res);
+  res->load_use = res->load_bound = res->store_use = res->store_bound = 1;
+  ndx_index_plan p;
+  if (ndx_index_plan_make(&p, "gpu model", c->scatter, &c->dst, &c->src, c->axis, &c->index, 32,
+                          c->flags, c->bits) != NDX_OK) {
+    fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
+    exit(1);
+  }
+  res->path = "empty";
+  if (p.empty) return;
+  index_launch_buf lb[2];
+  ndx_index_launch *d[2] = {(ndx_index_launch *)lb[0].w, (ndx_index_launch *)lb[1].w};
+  int64_t groups[2];
+  size_t head = sizeof(ndx_index_launch), used;
+  ndx_index_launch_check(&p, LOCAL, MAX_GROUPS, d[0], &groups[0]);
+  ndx_index_launch_copy(&p, LOCAL, MAX_GROUPS, d[1], &groups[1]);
+  if (ndx_index_plan_check_pack(&p, lb[0].w + head / 8, sizeof lb[0] - head, &used) != NDX_OK ||
+      ndx_index_plan_copy_pack(&p, lb[1].w + head / 8, sizeof lb[1] - head, &used) != NDX_OK) {
+    fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
+    exit(1);
+  }
+  res->path = p.bits < 8 ? "idx-bytes" : d[1]->rows ? "idx-rows" : "idx-elems";
+  size_t ni = span_bytes(&c->index, 32) / 4, nc = (size_t)(p.nclaims > 0 ? p.nclaims : 1);
+  index_bufs b = {.index = (uint8_t *)index_values(c, ni), .claims = zeroed(nc * 4)};
+  rec.size[0] = span_bytes(&c->dst, c->bits), rec.size[1] = span_bytes(&c->src, c->bits);
+  rec.size[2] = ni * 4, rec.size[3] = nc * 4;
+  b.dst = zeroed(rec.size[0]), b.src = zeroed(rec.size[1]);
+  if (!b.dst || !b.src || !b.claims) {
+    fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
+    exit(1);
+  }
+  rec.base[0] = b.dst, rec.base[1] = b.src, rec.base[2] = b.index;
+  rec.base[3] = (const uint8_t *)b.claims, rec.tile = NULL;
+  rec.spans = true, rec.nb[0] = rec.nb[1] = 0;
+  tally t[2]; /* check, copy */
+  memset(t, 0, sizeof t);
+  int64_t picks[3 * SAMPLE];
+  for (int k = c->skip_check ? 1 : 0; k < 2; k++) {
+    if (k == 0 && ndx_index_form_claims(p.form)) { /* every claim, for the copy pass */
+      rec.off = true;
+      for (int64_t gid = 0; gid < groups[0]; gid++)
+        run_index_group(&p, d[0], true, &b, gid, groups[0]);
+      rec.off = false;
+    }
+    int64_t npick = sample_groups(groups[k], picks);
+    for (int64_t i = 0; i < npick; i++) {
+      run_index_group(&p, d[k], k == 0, &b, picks[i], groups[k]);
+      tally_group(&t[k]);
+    }
+  }
+  rec.spans = false;
+  free(b.dst), free(b.src), free(b.index), free(b.claims);
+  rec.base[2] = rec.base[3] = NULL;
+
+  side load = t[1].load, store = t[1].store;
+  load.bytes += t[0].load.bytes, load.sectors += t[0].load.sectors;
+  store.bytes += t[0].store.bytes, store.sectors += t[0].store.sectors;
+  res->load_use = load.sectors ? (double)load.bytes / (load.sectors * GPU_MODEL_SECTOR) : 1;
+  res->store_use = store.sectors ? (double)store.bytes / (store.sectors * GPU_MODEL_SECTOR) : 1;
+  res->load_bound = spans_use(rec.bytes[0], rec.nb[0]);
+  res->store_bound = spans_use(rec.bytes[1], rec.nb[1]);
+  int64_t resident = SM_THREADS / LOCAL < SM_BLOCKS ? SM_THREADS / LOCAL : SM_BLOCKS;
+  if (ndx_ceil_div(groups[1], SMS) < resident) resident = ndx_ceil_div(groups[1], SMS);
+  res->in_flight =
+      t[1].runs ? (double)resident * LOCAL * ((double)t[1].run_bytes / (double)t[1].runs) : 0;
+  res->below = res->load_use < 0.9 * res->load_bound || res->store_use < 0.9 * res->store_bound;
+  res->conflicts = false;
+}
+
+/* Prints (and writes to csv) one case's line; counts it. */
+static void report(const char *name, const gpu_model_result *r, FILE *csv, int *below,
+                   int *conflicts) {
+  if (csv)
+    fprintf(csv, "\"%s\",%s,%.4f,%.4f,%.4f,%.4f,%lld,%lld,%.1f,%d,%d\n", name, r->path, r->load_use,
+            r->load_bound, r->store_use, r->store_bound, r->waves, r->ideal, r->in_flight / 1024,
+            r->below, r->conflicts);
+  *below += r->below;
+  *conflicts += r->conflicts;
+  if (strcmp(r->path, "buffer") == 0 || strcmp(r->path, "empty") == 0) {
+    printf("%-52s %-9s the device's copy engine, no kernel\n", name, r->path);
+    return;
+  }
+  printf("%-52s %-9s %4.2f/%4.2f  %4.2f/%4.2f  %5.2f  %6.1f  %s\n", name, r->path, r->load_use,
+         r->load_bound, r->store_use, r->store_bound,
+         r->ideal ? (double)r->waves / (double)r->ideal : 1.0, r->in_flight / 1024,
+         r->below && r->conflicts ? "BELOW BOUND, BANK CONFLICTS"
+         : r->below               ? "BELOW BOUND"
+         : r->conflicts           ? "BANK CONFLICTS"
+                                  : "ok");
+}
+
 int gpu_model_run(const char *only, FILE *csv) {
   gpu_case cases[48];
-  int n = gpu_cases(cases, 48), ran = 0, below = 0, conflicts = 0;
+  gpu_index_case icases[16];
+  int n = gpu_cases(cases, 48), ni = gpu_index_cases(icases, 16), ran = 0, below = 0, conflicts = 0;
   if (csv)
     fprintf(csv, "case,path,load_use,load_bound,store_use,store_bound,wavefronts,ideal_wavefronts,"
                  "kib_in_flight_per_sm,below_bound,bank_conflicts\n");
-  printf("ndx-bench gpu model: the gpu-shaped kernels (kernels/ndx_copy_gpu.h) on an H100's "
-         "memory system, %d-thread work-groups, %d sampled a case\n",
+  printf("ndx-bench gpu model: the gpu-shaped kernels (kernels/ndx_copy_gpu.h, ndx_index_gpu.h) "
+         "on an H100's memory system, %d-thread work-groups, %d sampled a case (a pass)\n",
          LOCAL, 3 * SAMPLE);
   printf("%-52s %-9s %-10s  %-10s  %5s  %6s\n", "case", "path", "load use", "store use", "smem",
          "KiB/SM");
@@ -383,27 +614,19 @@ int gpu_model_run(const char *only, FILE *csv) {
     if (only && !strstr(cases[i].name, only)) continue;
     gpu_model_result r;
     gpu_model_case(&cases[i], &r);
-    if (csv)
-      fprintf(csv, "\"%s\",%s,%.4f,%.4f,%.4f,%.4f,%lld,%lld,%.1f,%d,%d\n", cases[i].name, r.path,
-              r.load_use, r.load_bound, r.store_use, r.store_bound, r.waves, r.ideal,
-              r.in_flight / 1024, r.below, r.conflicts);
+    report(cases[i].name, &r, csv, &below, &conflicts);
     ran++;
-    below += r.below;
-    conflicts += r.conflicts;
-    if (strcmp(r.path, "buffer") == 0 || strcmp(r.path, "empty") == 0) {
-      printf("%-52s %-9s the device's copy engine, no kernel\n", cases[i].name, r.path);
-      continue;
-    }
-    printf("%-52s %-9s %4.2f/%4.2f  %4.2f/%4.2f  %5.2f  %6.1f  %s\n", cases[i].name, r.path,
-           r.load_use, r.load_bound, r.store_use, r.store_bound,
-           r.ideal ? (double)r.waves / (double)r.ideal : 1.0, r.in_flight / 1024,
-           r.below && r.conflicts ? "BELOW BOUND, BANK CONFLICTS"
-           : r.below              ? "BELOW BOUND"
-           : r.conflicts          ? "BANK CONFLICTS"
-                                  : "ok");
+  }
+  for (int i = 0; i < ni; i++) {
+    if (only && !strstr(icases[i].name, only)) continue;
+    gpu_model_result r;
+    gpu_model_index_case(&icases[i], &r);
+    report(icases[i].name, &r, csv, &below, &conflicts);
+    ran++;
   }
   free(rec.r);
-  rec.r = NULL, rec.n = rec.cap = 0;
+  free(rec.bytes[0]), free(rec.bytes[1]);
+  memset(&rec, 0, sizeof rec);
   printf("gpu model: %d cases, %d below bound, %d with bank conflicts\n", ran, below, conflicts);
   return below || conflicts ? 1 : 0;
 }

@@ -40,9 +40,11 @@ int64_t gpu_model_sectors(const gpu_model_access *a, int n, int64_t *bytes);
  * lane group with an access). */
 int gpu_model_wavefronts(const gpu_model_access *a, int n, int *ideal);
 
-/* What the model finds for one copy case. */
+/* What the model finds for one copy, gather or scatter case. */
 typedef struct gpu_model_result {
-  const char *path;            /* the plan's path ("buffer": no kernel, nothing below) */
+  /* the plan's path ("buffer": no kernel, nothing below; idx-rows,
+   * idx-elems, idx-bytes: the copy pass of a gather or scatter) */
+  const char *path;
   double load_use, load_bound; /* global loads: sector use and its bound */
   double store_use, store_bound;
   long long waves, ideal; /* shared memory wavefronts, and the fewest */
@@ -54,9 +56,16 @@ typedef struct gpu_model_result {
  * its sampled work-groups and fills *r. */
 void gpu_model_case(const gpu_case *c, gpu_model_result *r);
 
-/* ndx-bench --gpu-model: every copy case of ndx-bench-cuda (bench/
- * gpu_cases.h) planned for the gpu-shaped kernels (src/host/launch.h) and
- * run on the host through their bodies (kernels/ndx_copy_gpu.h) in sampled
+/* Models one gather or scatter case (gpu_cases.h): plans it for the gpu
+ * shape, runs the sampled work-groups of both passes and fills *r. Its
+ * bounds are those of the sample's own bytes (the addresses depend on the
+ * index values). */
+void gpu_model_index_case(const gpu_index_case *c, gpu_model_result *r);
+
+/* ndx-bench --gpu-model: every copy, gather and scatter case of
+ * ndx-bench-cuda (bench/gpu_cases.h) planned for the gpu-shaped kernels
+ * (src/host/launch.h, src/host/index_plan.h) and run on the host through
+ * their bodies (kernels/ndx_copy_gpu.h, ndx_index_gpu.h) in sampled
  * work-groups, each access recorded. Cases whose name contains `only`
  * (NULL: all). Prints one line per case and, last,
  * "gpu model: N cases, K below bound, C with bank conflicts", and writes a

@@ -14,11 +14,90 @@
  * A copy work-item returns at once when status[0] (the check pass's fault
  * word) is set.
  *
+ * Under NDX_SHAPE_GPU the same three kernels, with the same arguments, run
+ * the gpu-shaped bodies of ndx_index_gpu.h: their first argument is then
+ * the pass's launch descriptor with its pack after it (ndx_index_launch.h),
+ * which holds the pass's values too, and `chunk` is unused.
+ *
  * Built with -DNDX_BOUNDS_CHECK, each kernel takes the buffers' sizes and a
  * bounds status as the copy kernels do (ndx_copy.cl), and first checks every
  * position its elements reach, the index's and, for a valid value, the
- * gathered or scattered one: operand 0 dst, 1 src, 2 index. */
+ * gathered or scattered one: operand 0 dst, 1 src, 2 index (in the gpu
+ * shape, each access is checked as it is made and skipped if outside). */
 #include "ndx_index_items.h"
+
+#ifdef NDX_SHAPE_GPU
+/* The gpu shape (kernels/ndx_index_gpu.h). */
+#include "ndx_index_gpu.h"
+
+#define NDX_INDEX_GPU_ARGS                                                                         \
+  __constant const ndx_index_launch *d, __global uchar *restrict dst,                              \
+      __global const uchar *restrict src, __global const uchar *restrict index,                    \
+      __global const uint *restrict status, int index_bits, long value_d, int wrap, long bias,     \
+      long step0, long step1, long chunk
+
+#ifdef NDX_BOUNDS_CHECK
+#define NDX_INDEX_GPU_CHECK_ARGS                                                                   \
+  , ulong dst_size, ulong src_size, ulong index_size, __global uint *bounds
+#define NDX_INDEX_GUARD                                                                            \
+  ndx_gpu_index_guard g = {{dst_size, src_size, index_size}, bounds, (long)get_global_id(0)};
+#else
+#define NDX_INDEX_GPU_CHECK_ARGS
+#define NDX_INDEX_GUARD ndx_gpu_index_guard g = {0};
+#endif
+
+/* The values the descriptor holds, passed as arguments too. */
+#define NDX_INDEX_GPU_UNUSED                                                                       \
+  (void)index_bits, (void)value_d, (void)wrap, (void)bias, (void)step0, (void)step1, (void)chunk;
+
+#ifdef NDX_KERNEL_index_check
+__kernel void ndx_index_check(__constant const ndx_index_launch *d,
+                              __global const uchar *restrict index, int index_bits, long value_d,
+                              int wrap, __global uint *claims, long claim_stride,
+                              __global uint *status, long chunk NDX_INDEX_GPU_CHECK_ARGS) {
+  (void)index_bits, (void)value_d, (void)wrap, (void)claim_stride, (void)chunk;
+  NDX_INDEX_GUARD
+  if (d->index_bits == 32)
+    ndx_gpu_index_check_wN(d, index, claims, status, 32, &g);
+  else
+    ndx_gpu_index_check_wN(d, index, claims, status, 64, &g);
+}
+#endif
+
+#ifdef NDX_KERNEL_index_copy
+__kernel void ndx_index_copy(NDX_INDEX_GPU_ARGS, int rows, __global const uint *restrict claims,
+                             long claim_stride NDX_INDEX_GPU_CHECK_ARGS) {
+  NDX_INDEX_GPU_UNUSED(void) rows, (void)claim_stride;
+  if (status[0]) return;
+  NDX_INDEX_GUARD
+  if (d->rows) {
+    if (d->index_bits == 32)
+      ndx_gpu_index_rows_wN(d, dst, src, index, claims, NDX_BITS, 32, &g);
+    else
+      ndx_gpu_index_rows_wN(d, dst, src, index, claims, NDX_BITS, 64, &g);
+  } else {
+    if (d->index_bits == 32)
+      ndx_gpu_index_elems_wN(d, dst, src, index, claims, NDX_BITS, 32, &g);
+    else
+      ndx_gpu_index_elems_wN(d, dst, src, index, claims, NDX_BITS, 64, &g);
+  }
+}
+#endif
+
+#ifdef NDX_KERNEL_index_bytes
+__kernel void ndx_index_bytes(NDX_INDEX_GPU_ARGS NDX_INDEX_GPU_CHECK_ARGS) {
+  NDX_INDEX_GPU_UNUSED
+  if (status[0]) return;
+  NDX_INDEX_GUARD
+  if (d->index_bits == 32)
+    ndx_gpu_index_bytes_wN(d, dst, src, index, NDX_BITS, 32, &g);
+  else
+    ndx_gpu_index_bytes_wN(d, dst, src, index, NDX_BITS, 64, &g);
+}
+#endif
+
+#else
+/* The cpu shape (kernels/ndx_index_items.h). */
 
 #define NDX_INDEX_ARGS                                                                             \
   __constant const ndx_pack_head *p, __global uchar *restrict dst,                                 \
@@ -147,3 +226,4 @@ __kernel void ndx_index_bytes(NDX_INDEX_ARGS NDX_INDEX_CHECK_ARGS) {
                             (long)get_global_id(0), chunk);
 }
 #endif
+#endif /* the cpu shape */

@@ -14,17 +14,13 @@
  *          winners form only the elements that hold their claim) and
  *          ndx_index_bytes_item (1, 2, 4 bits: destination bytes it owns)
  *
- * The status words (ndx_u32[NDX_INDEX_STATUS_WORDS]): [0] 0, or 1 once a
- * fault is recorded; [1..2] the element's C-order index in S, [3..4] its
- * value (low, high 32 bits). A copy work-item reads word 0 first and copies
- * nothing when it is set. */
+ * The status words are ndx_index_launch.h's. */
 
 #include "ndx_copy_items.h"
+#include "ndx_index_launch.h" /* the status words, the claims test, the atomic steps */
 
 #ifndef NDX_INDEX_ITEMS_H
 #define NDX_INDEX_ITEMS_H
-
-#define NDX_INDEX_STATUS_WORDS 8
 
 /* Rows of a copy pass that takes one value per row go by streaming stores
  * (NDX_STREAM) when they are NDX_STREAM_ROW_BYTES or longer (shorter ones
@@ -54,44 +50,6 @@ NDX_FN ndx_i32 ndx_index_value32(ndx_i32 v, ndx_i32 d, int wrap) {
  * claim slot, axis coordinate; src/host/index_plan.h). */
 #define NDX_WALK_OPS 5
 
-/* The winners form's test (claims not NULL): true iff the claim slot of
- * value k, `slot` + k * claim_stride, holds axis coordinate j + 1, the
- * element's own claim; always true without claims. */
-NDX_FN int ndx_index_wins(NDX_GLOBAL const ndx_u32 *NDX_RESTRICT claims, ndx_i64 claim_stride,
-                          ndx_i64 slot, ndx_i64 j, ndx_i64 k) {
-  return !claims || claims[slot + k * claim_stride] == (ndx_u32)(j + 1);
-}
-
-/* The two atomic steps: claiming the fault record (0 -> 1, true for the one
- * caller that did) and keeping a claim's maximum; CUDA's atomicCAS and
- * atomicMax, which HIP has with the same signatures, in either's device
- * pass (HIP-Clang's defines __HIP_DEVICE_COMPILE__, not __CUDA_ARCH__). The
- * host's emulation runs one work-item at a time. */
-#if defined(NDX_OPENCL_C)
-#define ndx_atomic_take(p) (atomic_cmpxchg((volatile NDX_GLOBAL ndx_u32 *)(p), 0u, 1u) == 0u)
-#define ndx_atomic_max(p, v) atomic_max((volatile NDX_GLOBAL ndx_u32 *)(p), (v))
-#elif defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#define ndx_atomic_take(p) (atomicCAS((unsigned *)(p), 0u, 1u) == 0u)
-#define ndx_atomic_max(p, v) atomicMax((unsigned *)(p), (unsigned)(v))
-#else
-NDX_FN int ndx_atomic_take(ndx_u32 *p) {
-  if (*p) return 0;
-  *p = 1;
-  return 1;
-}
-NDX_FN void ndx_atomic_max(ndx_u32 *p, ndx_u32 v) {
-  if (*p < v) *p = v;
-}
-#endif
-
-/* Records a fault: the first caller writes the element and its value. */
-NDX_FN void ndx_index_fault_record(NDX_GLOBAL ndx_u32 *status, ndx_i64 order, ndx_i64 v) {
-  if (!ndx_atomic_take(status)) return;
-  status[1] = (ndx_u32)(ndx_u64)order;
-  status[2] = (ndx_u32)((ndx_u64)order >> 32);
-  status[3] = (ndx_u32)(ndx_u64)v;
-  status[4] = (ndx_u32)((ndx_u64)v >> 32);
-}
 #endif /* NDX_INDEX_ITEMS_H */
 
 /* ==== Bodies, once per index form ========================================= */

@@ -367,6 +367,42 @@ Test(cl_index, sub_byte_rows_as_bytes_only_on_whole_bytes) {
   }
 }
 
+/* Rows whose gpu-shape launch has edges (kernels/ndx_index_gpu.h; the
+ * cpu shape runs them too): rows of 1 to 65 elements, whose bytes are no
+ * multiple of the vector, starting off each alignment (offsets of 0 to 3
+ * elements, a table row pitch of dim + 1), one row, and row counts that
+ * are no multiple of a work-group; gathered from a table, scattered back
+ * with duplicates (the winners form) and with distinct values (UNIQUE);
+ * every width, both index widths. */
+Test(cl_index, row_launch_edges) {
+  cl_env_need(&env);
+  oracle_rng r = {29};
+  static const int64_t dims[] = {1, 3, 8, 17, 65}, counts[] = {1, 37, 257};
+  int32_t ids[257];
+  int64_t wide[257];
+  for (int w = 0; w < 8; w++)
+    for (size_t di = 0; di < sizeof dims / sizeof *dims; di++)
+      for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++) {
+        int64_t dim = dims[di], n = counts[ci], table = 37, off = (int64_t)(di + ci + w) % 4;
+        int64_t pitch = dim + (int64_t)((di + ci) % 2);
+        int ib = (di + w) % 2 ? 64 : 32;
+        ndx_layout idl = contiguous(1, &n), col, index_l, tab, out;
+        cr_assert_eq(ndx_unsqueeze(&col, &idl, 1), NDX_OK);
+        cr_assert_eq(ndx_broadcast(&index_l, &col, 2, (int64_t[]){n, dim}), NDX_OK);
+        cr_assert_eq(ndx_make(&tab, 2, (int64_t[]){table, dim}, (int64_t[]){pitch, 1}, off),
+                     NDX_OK);
+        cr_assert_eq(ndx_make(&out, 2, (int64_t[]){n, dim}, (int64_t[]){dim, 1}, (off + 1) % 4),
+                     NDX_OK);
+        for (int64_t k = 0; k < n; k++) wide[k] = ids[k] = (int32_t)oracle_between(&r, 0, 36);
+        const uint8_t *index = ib == 32 ? (const uint8_t *)ids : (const uint8_t *)wide;
+        check_call(false, &out, &tab, 0, &index_l, index, ib, 0, widths[w], 0, &r);
+        check_call(true, &tab, &out, 0, &index_l, index, ib, 0, widths[w], 0, &r);
+        if (n > table) continue;
+        for (int64_t k = 0; k < n; k++) wide[k] = ids[k] = (int32_t)(k * 5 % table);
+        check_call(true, &tab, &out, 0, &index_l, index, ib, NDX_INDEX_UNIQUE, widths[w], 0, &r);
+      }
+}
+
 /* take_along_axis on the inner axis, negative indices wrapped, both index
  * widths. */
 Test(cl_index, take_along_axis_with_wrap) {

@@ -1,8 +1,8 @@
 /* test_gpu_model.c: the GPU memory model of ndx-bench --gpu-model
  * (bench/gpu_model.h): its request costs by Nsight Compute's definitions,
- * and the gpu-shaped kernels' figures on the cases that reach their bounds
- * today, so that a kernel change that makes one of them uncoalesced or
- * bank-conflicted fails here. */
+ * and the gpu-shaped copy, gather and scatter kernels' figures on the cases
+ * that reach their bounds, so that a kernel change that makes one of them
+ * uncoalesced or bank-conflicted fails here. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -89,5 +89,44 @@ Test(gpu_model, the_gpu_kernels_keep_their_bounds, .timeout = 300) {
       checked++;
     }
     cr_assert_gt(checked, 0, "no case is named %s...", within[w]);
+  }
+}
+
+/* The gather and scatter cases whose gpu-shaped bodies (kernels/
+ * ndx_index_gpu.h) reach their bounds: rows by vectors, a warp's lanes
+ * along one row; and take_along_axis, element by element in the
+ * destination's order, whose stores (and index loads) coalesce whatever
+ * its values pick. */
+Test(gpu_model, the_gpu_index_kernels_keep_their_bounds, .timeout = 300) {
+  static const char *const within[] = {
+      "embedding fp32 [65536,256] by 32768 ids",
+      "embedding 4-bit [65536,512] by 32768 ids",
+      "scatter rows fp32 32768 of 256 into 65536",
+      "scatter rows fp32 32768 of 256 into 65536, UNIQUE",
+  };
+  gpu_index_case cases[16];
+  int n = gpu_index_cases(cases, 16);
+  for (size_t w = 0; w < sizeof within / sizeof *within; w++) {
+    int checked = 0;
+    for (int i = 0; i < n; i++) {
+      if (strcmp(cases[i].name, within[w]) != 0) continue;
+      gpu_model_result r;
+      gpu_model_index_case(&cases[i], &r);
+      cr_assert_str_eq(r.path, "idx-rows", "%s", cases[i].name);
+      cr_assert(!r.below && !r.conflicts, "%s: loads %.2f of bound %.2f, stores %.2f of %.2f",
+                cases[i].name, r.load_use, r.load_bound, r.store_use, r.store_bound);
+      cr_assert_gt(r.in_flight, 0, "%s: nothing in flight", cases[i].name);
+      checked++;
+    }
+    cr_assert_eq(checked, 1, "no index case is named %s", within[w]);
+  }
+  for (int i = 0; i < n; i++) {
+    if (strncmp(cases[i].name, "take_along_axis", 15) != 0) continue;
+    gpu_model_result r;
+    gpu_model_index_case(&cases[i], &r);
+    cr_assert_str_eq(r.path, "idx-elems");
+    cr_assert(r.store_use > 0.99 && r.store_bound > 0.99, "%s: stores %.2f of %.2f", cases[i].name,
+              r.store_use, r.store_bound);
+    cr_assert_lt(r.load_bound, 1, "%s: random picks leave a bound below 1", cases[i].name);
   }
 }

@@ -9,7 +9,7 @@
  * alike run them one after the other: a fill of the status words (and of
  * the claims table, for a claims scatter), then the check kernel, then the
  * copy kernel, then the read-back of the status, whose event is the
- * call's. The check pass's status (kernels/ndx_index_items.h), read
+ * call's. The check pass's status (kernels/ndx_index_launch.h), read
  * without waiting, joins the
  * ndx_cl's pending reports (cl.c), which ndx_cl_check collects; each
  * enqueue first frees the reports already read (ndx_cl_reap), so that a
@@ -25,14 +25,21 @@
  * buffer. A burst of enqueues takes one slot per call in flight; up to
  * NDX_CL_INDEX_SPARE idle slots (NDX_CL_INDEX_SPARE_BYTES) are kept for
  * the next burst. ndx_cl_gather and
- * ndx_cl_scatter are a plan made, enqueued once and destroyed. */
+ * ndx_cl_scatter are a plan made, enqueued once and destroyed.
+ *
+ * Both shapes' kernels take the same arguments (kernels/ndx_index.cl). In
+ * the gpu shape each pack's buffer starts with the pass's launch
+ * descriptor (kernels/ndx_index_launch.h, planned by index_plan.c), and
+ * the launch sizes are the descriptors'. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cl_runtime.h"
 #include "cl_tuning.h"
 #include "host/ndx_internal.h"
-#include "ndx_index_items.h"
+#include "ndx_copy_geometry.h" /* ndx_bytes_span */
+#include "ndx_index_launch.h"
 
 /* Idle slots a plan keeps for its next enqueues: this many at most, and
  * past the first, no more than NDX_CL_INDEX_SPARE_BYTES of them. */
@@ -68,7 +75,9 @@ struct ndx_cl_index_plan {
   cl_int rows;
   size_t claims_bytes; /* 0: no claims table */
   cl_mem check_pack, copy_pack;
-  pthread_mutex_t lock; /* the pool */
+  bool gpu;                   /* the gpu shape: the packs follow launch[0] and launch[1] */
+  ndx_index_launch launch[2]; /* the check and copy passes' */
+  pthread_mutex_t lock;       /* the pool */
   slot *idle, *busy, *busy_last;
   int nidle;
 };
@@ -109,14 +118,32 @@ static cl_int copy_rows(const ndx_cl *cl, const ndx_index_plan *p) {
   return (cl_ulong)p->copy.numel * (cl_ulong)(p->bits / 8) >= cl->stream_bytes ? 2 : 1;
 }
 
-/* A pack written by `write` into a read-only buffer of its own, if the
- * device's constant buffers hold it. */
+/* The gpu shape's launches: the descriptors, and the launch sizes they
+ * set, of `local`-item groups the pick gave each pass. */
+static void gpu_launches(ndx_cl_index_plan *pl) {
+  int64_t groups;
+  ndx_index_launch_check(&pl->p, (int64_t)pl->check.local, NDX_CL_GPU_MAX_GROUPS, &pl->launch[0],
+                         &groups);
+  pl->check.global = (size_t)groups * pl->check.local;
+  ndx_index_launch_copy(&pl->p, (int64_t)pl->copy.local, NDX_CL_GPU_MAX_GROUPS, &pl->launch[1],
+                        &groups);
+  pl->copy.global = (size_t)groups * pl->copy.local;
+  pl->copy_items = pl->launch[1].units;
+}
+
+/* A pack written by `write` into a read-only buffer of its own, after
+ * `head` where not NULL (the gpu shape's descriptor), if the device's
+ * constant buffers hold it. */
 static ndx_status pack_buffer(const ndx_cl *cl, const char *fn, const ndx_index_plan *p,
                               ndx_status (*write)(const ndx_index_plan *, void *, size_t, size_t *),
-                              cl_mem *out) {
-  uint64_t buf[NDX_PACK_MAX_BYTES(NDX_COPY_OPS, NDX_PACK_MAX_RANK) / 8]; /* the most operands */
-  size_t used;
-  ndx_status s = write(p, buf, sizeof buf, &used);
+                              const ndx_index_launch *head, cl_mem *out) {
+  /* the most operands, after a descriptor */
+  uint64_t
+      buf[(sizeof(ndx_index_launch) + NDX_PACK_MAX_BYTES(NDX_COPY_OPS, NDX_PACK_MAX_RANK)) / 8];
+  size_t used, at = head ? sizeof *head : 0;
+  if (head) memcpy(buf, head, sizeof *head);
+  ndx_status s = write(p, buf + at / 8, sizeof buf - at, &used);
+  used += at;
   if (s == NDX_OK && used > cl->max_constant)
     s = ndx_set_error(NDX_EUNSUPPORTED,
                       "%s: a pack of %zu bytes is past the device's constant buffer size %llu", fn,
@@ -285,10 +312,15 @@ static ndx_status plan_create(const char *fn, ndx_cl_index_plan **out, bool scat
     snprintf(name, sizeof name, "ndx_index_%s for %d-bit elements", p->bits < 8 ? "bytes" : "copy",
              p->bits);
     if (s == NDX_OK) s = pick(&pl->copy, cl, fn, p->wide, pl->kind, p->bits, pl->copy_items, name);
+    pl->gpu = cl->shape == NDX_CL_SHAPE_GPU;
+    if (s == NDX_OK && pl->gpu) gpu_launches(pl);
     if (ndx_index_form_claims(p->form))
       pl->claims_bytes = (size_t)(p->nclaims > 0 ? p->nclaims : 1) * sizeof(cl_uint);
-    if (s == NDX_OK) s = pack_buffer(cl, fn, p, ndx_index_plan_check_pack, &pl->check_pack);
-    if (s == NDX_OK) s = pack_buffer(cl, fn, p, ndx_index_plan_copy_pack, &pl->copy_pack);
+    const ndx_index_launch *head[2] = {pl->gpu ? &pl->launch[0] : NULL,
+                                       pl->gpu ? &pl->launch[1] : NULL};
+    if (s == NDX_OK)
+      s = pack_buffer(cl, fn, p, ndx_index_plan_check_pack, head[0], &pl->check_pack);
+    if (s == NDX_OK) s = pack_buffer(cl, fn, p, ndx_index_plan_copy_pack, head[1], &pl->copy_pack);
   }
   if (s != NDX_OK) {
     ndx_cl_index_plan_destroy(pl);

@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "index_plan.h"
+#include "ndx_copy_geometry.h" /* ndx_bytes_span */
+#include "ndx_index_launch.h"
+#include "ndx_launch.h" /* NDX_GPU_BATCH */
 
 /* Step 1: the arguments, checked once. S is the shape of `same` (dst_l for
  * a gather, src_l for a scatter); `other` (src_l, dst_l) matches it except on
@@ -265,6 +268,76 @@ ndx_status ndx_index_plan_check_pack(const ndx_index_plan *p, void *buf, size_t 
 
 ndx_status ndx_index_plan_copy_pack(const ndx_index_plan *p, void *buf, size_t size, size_t *used) {
   return ndx_pack_write("ndx_index_plan_copy_pack", buf, size, used, &p->copy, p->bits, p->wide);
+}
+
+/* ---- The gpu shape's launches ----------------------------------------------- */
+
+/* Groups of `local` work-items for `units` units, `per` a work-item. */
+static int64_t launch_groups(int64_t units, int64_t per, int64_t local, int64_t max_groups) {
+  int64_t g = ndx_ceil_div(units, local * per);
+  return g > max_groups ? max_groups : g < 1 ? 1 : g;
+}
+
+void ndx_index_launch_check(const ndx_index_plan *p, int64_t local, int64_t max_groups,
+                            ndx_index_launch *d, int64_t *groups) {
+  memset(d, 0, sizeof *d);
+  d->units = p->check.numel;
+  d->index_bits = p->index_bits;
+  d->wrap = p->site.wrap;
+  d->d = p->site.d;
+  d->claim_stride = p->claim_stride;
+  *groups = launch_groups(d->units, NDX_GPU_BATCH, local, max_groups);
+}
+
+/* The widest access, up to 16 bytes, that every row of the copy pass
+ * starts on in both operands whatever its value k (offsets, outer strides
+ * and the steps all multiples of it), and that divides a row's bytes. */
+static int64_t row_vector(const ndx_index_plan *p) {
+  const ndx_operands *q = &p->copy;
+  int64_t eb = p->bits / 8, row = q->shape[q->rank - 1] * eb, v = 16;
+  for (; v > eb; v /= 2) {
+    bool fits = row % v == 0;
+    for (int k = 0; k < 2 && fits; k++) {
+      fits = (q->offset[k] * eb) % v == 0 && (p->step[k] * eb) % v == 0;
+      for (int a = 0; a < q->rank - 1 && fits; a++) fits = (q->strides[k][a] * eb) % v == 0;
+    }
+    if (fits) break;
+  }
+  return v;
+}
+
+void ndx_index_launch_copy(const ndx_index_plan *p, int64_t local, int64_t max_groups,
+                           ndx_index_launch *d, int64_t *groups) {
+  const ndx_operands *q = &p->copy;
+  memset(d, 0, sizeof *d);
+  d->index_bits = p->copy_index_bits;
+  d->wrap = p->copy_wrap;
+  d->d = p->copy_d;
+  d->bias = p->bias;
+  d->step0 = p->step[0];
+  d->step1 = p->step[1];
+  d->claim_stride = p->claim_stride;
+  if (p->bits < 8) {
+    int64_t lo, hi, end;
+    ndx_operands_span(q, 0, &lo, &hi);
+    ndx_bytes_span(lo, hi, p->bits, &d->first, &end);
+    d->units = q->numel ? end - d->first : 0;
+    *groups = launch_groups(d->units, 1, local, max_groups);
+    return;
+  }
+  if (p->rows && q->numel > 0) {
+    int64_t n = q->shape[q->rank - 1];
+    int shift;
+    d->rows = 1;
+    d->vector = row_vector(p);
+    d->row_units = n * (p->bits / 8) / d->vector;
+    d->units = q->numel / n * d->row_units;
+    ndx_pack_magic(d->row_units, 64, &d->row_magic, &shift);
+    d->row_shift = shift;
+  } else {
+    d->units = q->numel;
+  }
+  *groups = launch_groups(d->units, NDX_GPU_BATCH, local, max_groups);
 }
 
 bool ndx_index_site_locate(const ndx_index_site *site, int64_t order, int64_t *coord,

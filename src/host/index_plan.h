@@ -132,6 +132,20 @@ ndx_status ndx_index_plan_check_pack(const ndx_index_plan *p, void *buf, size_t 
  * NDX_MAX_RANK)). */
 ndx_status ndx_index_plan_copy_pack(const ndx_index_plan *p, void *buf, size_t size, size_t *used);
 
+/* The gpu shape's launch descriptors (kernels/ndx_index_launch.h) of the
+ * check and copy passes of a plan that is not empty, and the work-groups
+ * to launch, of `local` work-items each: about NDX_GPU_BATCH units a
+ * work-item (one destination byte below 8 bits), at most `max_groups`
+ * groups (the work-items then loop over the units). A copy pass by rows
+ * takes vectors of the widest access, up to 16 bytes, that every row start
+ * is aligned to on both sides for any index value, given buffers aligned
+ * to 16 bytes. Cannot fail. */
+struct ndx_index_launch;
+void ndx_index_launch_check(const ndx_index_plan *p, int64_t local, int64_t max_groups,
+                            struct ndx_index_launch *d, int64_t *groups);
+void ndx_index_launch_copy(const ndx_index_plan *p, int64_t local, int64_t max_groups,
+                           struct ndx_index_launch *d, int64_t *groups);
+
 /* Where the element the check pass reports lies: `order`, its C-order index
  * in S, as coordinates over S (coord[0 .. site->rank), 0 on the axes the
  * index broadcasts, as the check pass runs) and the position index_l gives

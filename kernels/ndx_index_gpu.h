@@ -1,0 +1,294 @@
+/* ndx_index_gpu.h: the GPU-shaped gather and scatter bodies, written once
+ * in the portable dialect of ndx_device.h, as the copy bodies of
+ * ndx_copy_gpu.h are: kernels/ndx_index.cl wraps them into the OpenCL
+ * kernels of the gpu shape, and tests/test_gpu_index_emulate.c and
+ * bench/gpu_model.c run them on the host. The passes and their operands
+ * are src/host/index_plan.h's, the semantics those of the cpu shape
+ * (ndx_index_items.h) exactly: the check pass tests every value and
+ * records a fault in the status words, keeping each claim's maximum; the
+ * copy pass copies the elements whose value is valid (and, in the winners
+ * form, that hold their claim), nothing for the others.
+ *
+ * The shape of the work (ndx_index_launch.h): adjacent work-items take
+ * adjacent units, so that the accesses of a warp fall on adjacent
+ * addresses and coalesce:
+ *   check  one index element per unit, in the index's order;
+ *   rows   one vector of the descriptor's width per unit, the width the
+ *          planner proved every row start aligned to, for any index value:
+ *          a row segment is a work-group, or a part of one, its work-items
+ *          reading the row's index value (one broadcast request) and then
+ *          adjacent vectors of the row;
+ *   elems  one element per unit, in the copy pack's order (a gather's
+ *          destination order);
+ *   bytes  one destination byte per unit (1, 2 and 4 bits), which the
+ *          work-item alone writes: the elements whose bits it holds, found
+ *          by ndx_count_below (the pack's destination positions increase
+ *          with the C-order index), each with its own value.
+ * A work-item walks its units in a loop of stride the launch's size, so any
+ * launch size covers the work, and a rows or elems work-item reads the
+ * values and loads of NDX_GPU_BATCH units before it stores any.
+ *
+ * Every body takes `bits` and `index_bits` as constants of its caller, so
+ * their switches fold, and an ndx_gpu_index_guard: in the bounds_check
+ * build of the OpenCL kernels it holds the three buffers' sizes (operand 0
+ * dst, 1 src, 2 the index or the claims table the copy reads as one), and
+ * an access outside them is skipped and reported; otherwise it is empty.
+ *
+ * NDX_GPU_TRACE (ndx_copy_gpu.h) sees every global load and store; the
+ * check pass's atomic claims are neither (Nsight Compute counts them as
+ * atomics) and are not traced. */
+#include "ndx/ndx_device.h"
+#include "ndx_copy_gpu.h"
+#include "ndx_index_launch.h"
+
+#ifndef NDX_INDEX_GPU_H
+#define NDX_INDEX_GPU_H
+
+/* Trace sites of the index bodies (NDX_TRACE_LOCAL and NDX_TRACE_STORE
+ * bits as ndx_copy_gpu.h's). A case runs either the copy bodies or these,
+ * so the two lists need not be disjoint. */
+enum {
+  NDX_TRACE_INDEX = 32, /* an index value (check and copy passes) */
+  NDX_TRACE_CLAIM = 36, /* the winners form's claim */
+  NDX_TRACE_IROWS = 40,
+  NDX_TRACE_IELEMS = 44,
+  NDX_TRACE_IBYTES = 48,
+  NDX_TRACE_IBYTES_KEEP = 52 /* the destination byte's bits kept */
+};
+
+/* The most operands a pass's pack has (the winners copy: dst, src, index,
+ * claim slot, axis coordinate). */
+#define NDX_GPU_INDEX_OPS 5
+
+#if defined(NDX_BOUNDS_CHECK) && defined(NDX_OPENCL_C)
+typedef struct ndx_gpu_index_guard {
+  ndx_u64 size[3]; /* the destination's, the source's and the index's bytes */
+  NDX_GLOBAL ndx_u32 *status;
+  ndx_i64 item;
+} ndx_gpu_index_guard;
+
+/* 1 when elements [pos, pos + n) of operand k lie in its buffer; else 0,
+ * and the first work-item to find one records it (ndx_check_elem of
+ * kernels/ndx_copy.cl). */
+NDX_FN int ndx_gpu_index_in(const ndx_gpu_index_guard *g, int k, ndx_i64 pos, ndx_i64 n, int bits) {
+  return !ndx_check_elem(k, pos, bits, g->size[k], g->item, g->status) &&
+         !ndx_check_elem(k, pos + n - 1, bits, g->size[k], g->item, g->status);
+}
+#else
+typedef struct ndx_gpu_index_guard {
+  int none;
+} ndx_gpu_index_guard;
+
+NDX_FN int ndx_gpu_index_in(const ndx_gpu_index_guard *g, int k, ndx_i64 pos, ndx_i64 n, int bits) {
+  (void)g, (void)k, (void)pos, (void)n, (void)bits;
+  return 1;
+}
+#endif
+
+/* The coordinate k of the value at index position `pos`, or -1 (invalid). */
+NDX_FN ndx_i64 ndx_gpu_index_k(NDX_CONSTANT const ndx_index_launch *d,
+                               NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, ndx_i64 pos,
+                               int index_bits) {
+  return ndx_index_value(ndx_load_index(index, pos, index_bits) - d->bias, d->d, (int)d->wrap);
+}
+
+#endif /* NDX_INDEX_GPU_H */
+
+/* ==== Bodies, once per index form ============================================ */
+
+#ifndef NDX_INDEX_GPU_H_WN
+#define NDX_INDEX_GPU_H_WN
+#define ndx_gpu_index_at_wN NDX_WN(ndx_gpu_index_at_w32, ndx_gpu_index_at_w64)
+#define ndx_gpu_index_check_wN NDX_WN(ndx_gpu_index_check_w32, ndx_gpu_index_check_w64)
+#define ndx_gpu_index_rows_wN NDX_WN(ndx_gpu_index_rows_w32, ndx_gpu_index_rows_w64)
+#define ndx_gpu_index_elems_wN NDX_WN(ndx_gpu_index_elems_w32, ndx_gpu_index_elems_w64)
+#define ndx_gpu_index_bytes_wN NDX_WN(ndx_gpu_index_bytes_w32, ndx_gpu_index_bytes_w64)
+#endif
+
+#if (NDX_WIDE && !defined(NDX_INDEX_GPU_H_W64)) || (!NDX_WIDE && !defined(NDX_INDEX_GPU_H_W32))
+#if NDX_WIDE
+#define NDX_INDEX_GPU_H_W64
+#else
+#define NDX_INDEX_GPU_H_W32
+#endif
+
+/* The positions in every operand of C-order index i over the first `lead`
+ * axes (the others at 0), into pos[0 .. nops-1] (0 past them): lead - 1
+ * magic divisions for all the operands together. */
+NDX_FN void ndx_gpu_index_at_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_i64 i, int lead,
+                                ndx_i64 *pos) {
+  int n = (int)p->nops;
+  NDX_WORD x = (NDX_WORD)i;
+  for (int k = 0; k < NDX_GPU_INDEX_OPS; k++) pos[k] = k < n ? (ndx_i64)ndx_offset_wN(p, k) : 0;
+  for (int a = lead - 1; a > 0; a--) {
+    NDX_WORD q = ndx_div_wN(x, ndx_magic_wN(p, a), ndx_shift_wN(p, a));
+    NDX_WORD c = x - q * ndx_extent_wN(p, a);
+    for (int k = 0; k < n; k++) pos[k] += (ndx_i64)c * ndx_stride_wN(p, k, a);
+    x = q;
+  }
+  if (lead > 0)
+    for (int k = 0; k < n; k++) pos[k] += (ndx_i64)x * ndx_stride_wN(p, k, 0);
+}
+
+/* Check pass: unit u is index element u of the check pack (operands index,
+ * claim slot, axis coordinate, C-order index in S). An invalid value is
+ * recorded (the first work-item to find one writes it) and ends the
+ * work-item; a valid one, with claims, raises its slot's claim to the
+ * coordinate + 1. `claims` is NULL without claims. */
+NDX_FN void ndx_gpu_index_check_wN(NDX_CONSTANT const ndx_index_launch *d,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index,
+                                   NDX_GLOBAL ndx_u32 *claims, NDX_GLOBAL ndx_u32 *status,
+                                   int index_bits, const ndx_gpu_index_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_index_launch_pack(d);
+  ndx_i64 size = NDX_GPU_LAUNCH_SIZE;
+  for (ndx_i64 u = NDX_GPU_FIRST_UNIT; u < d->units; u += size) {
+    ndx_i64 pos[NDX_GPU_INDEX_OPS];
+    ndx_gpu_index_at_wN(p, u, (int)p->rank, pos);
+    if (!ndx_gpu_index_in(g, 2, pos[0], 1, index_bits)) continue;
+    NDX_GPU_TRACE(NDX_TRACE_INDEX, u / size, index + pos[0] * (index_bits / 8), index_bits / 8);
+    ndx_i64 v = ndx_load_index(index, pos[0], index_bits);
+    ndx_i64 k = ndx_index_value(v, d->d, (int)d->wrap);
+    if (k < 0) {
+      ndx_index_fault_record(status, pos[3], v);
+      return;
+    }
+    if (claims) ndx_atomic_max(claims + (pos[1] + k * d->claim_stride), (ndx_u32)(pos[2] + 1));
+  }
+}
+
+/* Rows (copy pass, 8 bits and up, `rows` 1): unit u is bytes [v*vector,
+ * (v+1)*vector) of row u / row_units, v its remainder; a row is the copy
+ * pack's innermost axis, of unit stride on both sides and one index value.
+ * Its value k moves the row's destination by k*step0 and its source by
+ * k*step1; in the winners form (claims not NULL) the row is copied only
+ * where it holds its claim. */
+NDX_FN void ndx_gpu_index_rows_wN(NDX_CONSTANT const ndx_index_launch *d,
+                                  NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index,
+                                  NDX_GLOBAL const ndx_u32 *NDX_RESTRICT claims, int bits,
+                                  int index_bits, const ndx_gpu_index_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_index_launch_pack(d);
+  int lead = (int)p->rank - 1, eb = bits / 8, vb = (int)d->vector, ib = index_bits / 8;
+  ndx_i64 per = vb / eb, size = NDX_GPU_LAUNCH_SIZE; /* elements of a unit */
+  for (ndx_i64 u0 = NDX_GPU_FIRST_UNIT; u0 < d->units; u0 += NDX_GPU_BATCH * size) {
+    ndx_u128 v[NDX_GPU_BATCH];
+    ndx_i64 pd[NDX_GPU_BATCH], ps[NDX_GPU_BATCH];
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 u = u0 + i * size, step = u0 / size + i, pos[NDX_GPU_INDEX_OPS];
+      pd[i] = ps[i] = -1;
+      if (u >= d->units) continue;
+      ndx_i64 row = ndx_index_launch_row(d, u), e = (u - row * d->row_units) * per;
+      ndx_gpu_index_at_wN(p, row, lead, pos);
+      if (!ndx_gpu_index_in(g, 2, pos[2], 1, index_bits)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_INDEX, step, index + pos[2] * ib, ib);
+      ndx_i64 k = ndx_gpu_index_k(d, index, pos[2], index_bits);
+      if (k < 0) continue;
+      if (claims) {
+        NDX_GPU_TRACE(NDX_TRACE_CLAIM, step, claims + (pos[3] + k * d->claim_stride), 4);
+        if (!ndx_index_wins(claims, d->claim_stride, pos[3], pos[4], k)) continue;
+      }
+      ndx_i64 q = pos[0] + k * d->step0 + e, s = pos[1] + k * d->step1 + e;
+      if (!ndx_gpu_index_in(g, 0, q, per, bits) || !ndx_gpu_index_in(g, 1, s, per, bits)) continue;
+      pd[i] = q, ps[i] = s;
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      v[i].x = v[i].y = 0;
+      if (pd[i] < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_IROWS, u0 / size + i, src + ps[i] * eb, vb);
+      v[i] = ndx_gpu_load(src, ps[i] / per, vb);
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      if (pd[i] < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_IROWS | NDX_TRACE_STORE, u0 / size + i, dst + pd[i] * eb, vb);
+      ndx_gpu_store(dst, pd[i] / per, vb, v[i]);
+    }
+  }
+}
+
+/* Elements (copy pass, 8 bits and up, `rows` 0): unit u is C-order element
+ * u of the copy pack, its value read at operand 2; otherwise as rows. */
+NDX_FN void ndx_gpu_index_elems_wN(NDX_CONSTANT const ndx_index_launch *d,
+                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index,
+                                   NDX_GLOBAL const ndx_u32 *NDX_RESTRICT claims, int bits,
+                                   int index_bits, const ndx_gpu_index_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_index_launch_pack(d);
+  int eb = bits / 8, ib = index_bits / 8;
+  ndx_i64 size = NDX_GPU_LAUNCH_SIZE;
+  for (ndx_i64 u0 = NDX_GPU_FIRST_UNIT; u0 < d->units; u0 += NDX_GPU_BATCH * size) {
+    ndx_u128 v[NDX_GPU_BATCH];
+    ndx_i64 pd[NDX_GPU_BATCH], ps[NDX_GPU_BATCH];
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 u = u0 + i * size, step = u0 / size + i, pos[NDX_GPU_INDEX_OPS];
+      pd[i] = ps[i] = -1;
+      if (u >= d->units) continue;
+      ndx_gpu_index_at_wN(p, u, (int)p->rank, pos);
+      if (!ndx_gpu_index_in(g, 2, pos[2], 1, index_bits)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_INDEX, step, index + pos[2] * ib, ib);
+      ndx_i64 k = ndx_gpu_index_k(d, index, pos[2], index_bits);
+      if (k < 0) continue;
+      if (claims) {
+        NDX_GPU_TRACE(NDX_TRACE_CLAIM, step, claims + (pos[3] + k * d->claim_stride), 4);
+        if (!ndx_index_wins(claims, d->claim_stride, pos[3], pos[4], k)) continue;
+      }
+      ndx_i64 q = pos[0] + k * d->step0, s = pos[1] + k * d->step1;
+      if (!ndx_gpu_index_in(g, 0, q, 1, bits) || !ndx_gpu_index_in(g, 1, s, 1, bits)) continue;
+      pd[i] = q, ps[i] = s;
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      v[i].x = v[i].y = 0;
+      if (pd[i] < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_IELEMS, u0 / size + i, src + ps[i] * eb, eb);
+      v[i] = ndx_gpu_load(src, ps[i], eb);
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      if (pd[i] < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_IELEMS | NDX_TRACE_STORE, u0 / size + i, dst + pd[i] * eb, eb);
+      ndx_gpu_store(dst, pd[i], eb, v[i]);
+    }
+  }
+}
+
+/* Bytes (copy pass below 8 bits, a pack whose destination is distinct and
+ * does not move with the value: step0 is 0): unit u is destination byte
+ * first + u, assembled from the elements whose bits it holds, each with a
+ * valid value; the bits of the others, and of no element, keep theirs. A
+ * byte one of whose accesses is outside its buffer is not written. */
+NDX_FN void ndx_gpu_index_bytes_wN(NDX_CONSTANT const ndx_index_launch *d,
+                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
+                                   int index_bits, const ndx_gpu_index_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_index_launch_pack(d);
+  int lg = ndx_sub_log2(bits), ib = index_bits / 8;
+  for (ndx_i64 u = NDX_GPU_FIRST_UNIT; u < d->units; u += NDX_GPU_LAUNCH_SIZE) {
+    ndx_i64 b = d->first + u, it = u / NDX_GPU_LAUNCH_SIZE;
+    ndx_i64 i0 = ndx_count_below_wN(p, b << lg), i1 = ndx_count_below_wN(p, (b + 1) << lg);
+    ndx_u32 value = 0, mask = 0;
+    int ok = 1;
+    for (ndx_i64 i = i0; i < i1 && ok; i++) {
+      ndx_i64 pos[NDX_GPU_INDEX_OPS];
+      ndx_gpu_index_at_wN(p, i, (int)p->rank, pos);
+      ok = ndx_gpu_index_in(g, 0, pos[0], 1, bits) && ndx_gpu_index_in(g, 2, pos[2], 1, index_bits);
+      if (!ok) break;
+      NDX_GPU_TRACE(NDX_TRACE_INDEX, it * 8 + (i - i0), index + pos[2] * ib, ib);
+      ndx_i64 k = ndx_gpu_index_k(d, index, pos[2], index_bits);
+      if (k < 0) continue;
+      ndx_i64 s = pos[1] + k * d->step1;
+      ok = ndx_gpu_index_in(g, 1, s, 1, bits);
+      if (!ok) break;
+      int sh = ndx_shift_of(pos[0], bits);
+      NDX_GPU_TRACE(NDX_TRACE_IBYTES, it * 8 + (i - i0), src + ndx_byte_of(s, bits), 1);
+      value |= ndx_load_bits(src, s, bits) << sh;
+      mask |= ndx_gpu_field(bits, sh);
+    }
+    if (!ok || !mask) continue;
+    if (mask != 0xffu) NDX_GPU_TRACE(NDX_TRACE_IBYTES_KEEP, it, dst + b, 1);
+    NDX_GPU_TRACE(NDX_TRACE_IBYTES | NDX_TRACE_STORE, it, dst + b, 1);
+    ndx_gpu_put_byte(dst, b, value, mask);
+  }
+}
+
+#endif /* one index form */

@@ -1,0 +1,99 @@
+/* ndx_index_launch.h: what the gather and scatter kernels of both shapes
+ * share with the host: the gpu shape's launch descriptor, the status
+ * words, and the two atomic steps of the check pass.
+ *
+ * The descriptor is what the host planner (ndx_index_launch_check and
+ * ndx_index_launch_copy, src/host/index_plan.c) decided for one pass of the
+ * gpu shape, written once at the start of the pass's constant buffer with
+ * the pass's pack right after it (ndx_index_launch_pack); the gpu-shaped
+ * bodies (kernels/ndx_index_gpu.h) read it and decide nothing. A launch is
+ * `units` of work handed to the work-items in turn (unit u to work-item u
+ * mod the launch's size), so that adjacent work-items take adjacent units:
+ *   check   a unit is one index element (the check pack's C order)
+ *   rows    (copy, `rows` 1) a unit is `vector` bytes of a row of the copy
+ *           pack (its innermost axis, one index value a row); a row has
+ *           `row_units` of them
+ *   elems   (copy, `rows` 0) a unit is one element, in the copy pack's C
+ *           order (a gather's destination order)
+ *   bytes   (below 8 bits) a unit is one destination byte, from `first`
+ * and the pass's values: a value v read from the index (of `index_bits`
+ * bits) gives k = ndx_index_value(v - bias, d, wrap); a valid k moves the
+ * destination by k * step0 and the source by k * step1; claim slot + k *
+ * claim_stride is k's entry of the claims table. Every field is 64 bits,
+ * so that the struct reads alike in every dialect.
+ *
+ * The status words (ndx_u32[NDX_INDEX_STATUS_WORDS]): [0] 0, or 1 once a
+ * fault is recorded; [1..2] the element's C-order index in S, [3..4] its
+ * value (low, high 32 bits). A copy work-item reads word 0 first and copies
+ * nothing when it is set. */
+#ifndef NDX_INDEX_LAUNCH_H
+#define NDX_INDEX_LAUNCH_H
+
+#include "ndx/ndx_device.h"
+
+#define NDX_INDEX_STATUS_WORDS 8
+
+typedef struct ndx_index_launch {
+  ndx_i64 units;     /* units of work in all */
+  ndx_i64 row_units; /* rows: units a row has */
+  ndx_u64 row_magic; /* the magic pair of row_units (ndx_pack_magic, 64 bits) */
+  ndx_i64 row_shift;
+  ndx_i64 vector; /* rows: bytes of one access, a power of two from 1 to 16 */
+  ndx_i64 first;  /* bytes: the first destination byte */
+  ndx_i64 rows;   /* copy: 1 for units of rows, 0 for elements */
+  ndx_i64 index_bits, wrap;
+  ndx_i64 d, bias, step0, step1, claim_stride;
+} ndx_index_launch;
+
+/* The pack that follows the descriptor in its buffer. */
+NDX_FN NDX_CONSTANT const ndx_pack_head *
+ndx_index_launch_pack(NDX_CONSTANT const ndx_index_launch *d) {
+  return (NDX_CONSTANT const ndx_pack_head *)(d + 1);
+}
+
+/* n / row_units by its magic pair, for 0 <= n < 2^63. */
+NDX_FN ndx_i64 ndx_index_launch_row(NDX_CONSTANT const ndx_index_launch *d, ndx_i64 n) {
+  ndx_u64 u = (ndx_u64)n;
+  return (ndx_i64)((ndx_mulhi64(d->row_magic, u) + u) >> (int)d->row_shift);
+}
+
+/* The winners form's test (claims not NULL): true iff the claim slot of
+ * value k, `slot` + k * claim_stride, holds axis coordinate j + 1, the
+ * element's own claim; always true without claims. */
+NDX_FN int ndx_index_wins(NDX_GLOBAL const ndx_u32 *NDX_RESTRICT claims, ndx_i64 claim_stride,
+                          ndx_i64 slot, ndx_i64 j, ndx_i64 k) {
+  return !claims || claims[slot + k * claim_stride] == (ndx_u32)(j + 1);
+}
+
+/* The two atomic steps: claiming the fault record (0 -> 1, true for the one
+ * caller that did) and keeping a claim's maximum; CUDA's atomicCAS and
+ * atomicMax, which HIP has with the same signatures, in either's device
+ * pass (HIP-Clang's defines __HIP_DEVICE_COMPILE__, not __CUDA_ARCH__). The
+ * host's emulation runs one work-item at a time. */
+#if defined(NDX_OPENCL_C)
+#define ndx_atomic_take(p) (atomic_cmpxchg((volatile NDX_GLOBAL ndx_u32 *)(p), 0u, 1u) == 0u)
+#define ndx_atomic_max(p, v) atomic_max((volatile NDX_GLOBAL ndx_u32 *)(p), (v))
+#elif defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define ndx_atomic_take(p) (atomicCAS((unsigned *)(p), 0u, 1u) == 0u)
+#define ndx_atomic_max(p, v) atomicMax((unsigned *)(p), (unsigned)(v))
+#else
+NDX_FN int ndx_atomic_take(ndx_u32 *p) {
+  if (*p) return 0;
+  *p = 1;
+  return 1;
+}
+NDX_FN void ndx_atomic_max(ndx_u32 *p, ndx_u32 v) {
+  if (*p < v) *p = v;
+}
+#endif
+
+/* Records a fault: the first caller writes the element and its value. */
+NDX_FN void ndx_index_fault_record(NDX_GLOBAL ndx_u32 *status, ndx_i64 order, ndx_i64 v) {
+  if (!ndx_atomic_take(status)) return;
+  status[1] = (ndx_u32)(ndx_u64)order;
+  status[2] = (ndx_u32)((ndx_u64)order >> 32);
+  status[3] = (ndx_u32)(ndx_u64)v;
+  status[4] = (ndx_u32)((ndx_u64)v >> 32);
+}
+
+#endif /* NDX_INDEX_LAUNCH_H */
