@@ -68,12 +68,6 @@ static void die(const char *what) {
   exit(1);
 }
 
-static ndx_layout contig(int rank, const int64_t *shape) {
-  ndx_layout l;
-  if (ndx_contiguous(&l, rank, shape) != NDX_OK) die("ndx_contiguous");
-  return l;
-}
-
 /* ---- Timing ------------------------------------------------------------------- */
 
 #define CHECK(call)                                                                                \
