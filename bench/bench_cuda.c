@@ -14,13 +14,16 @@
  * bytes once, as for the copy. A sample of elements of each result is
  * checked against the host definition.
  *
- * --compare plans every copy case three times, with today's kernels, with
- * the reworks forced (NDX_CUDA_PLAN_NEW: transpose-32x8, warp-rows) and for
- * the gpu-shaped kernels that OpenCL's gpu shape runs (src/device/
- * cuda_gpu.h), times the copy and each back to back in each repetition, and
- * prints the ratios and the winner (what kernels/ndx_cuda_select.h should
- * name: "gpu" when the gpu-shaped kernels win); a case the reworks do not
- * reach has no rework column. Gathers and scatters are left out there.
+ * --compare is the tuning tool of kernels/ndx_cuda_select.h: it plans every
+ * copy case three times, with the selection table's kernels, with the first
+ * candidate kernel that runs in the case (transpose-32x8, then warp-rows,
+ * planned by name: ndx_cuda_plan_create_kernel) and for the gpu-shaped
+ * kernels that OpenCL's gpu shape runs (src/device/cuda_gpu.h), times the
+ * copy and each back to back in each repetition, and prints the ratios and
+ * the winner (what the table should name: "table", "candidate", "gpu" when
+ * the gpu-shaped kernels win, "same" when no candidate runs in the case,
+ * which then has no candidate column). Gathers and scatters are left out
+ * there.
  *
  * Then the gathers and scatters (ndx_cuda_gather, ndx_cuda_scatter: the
  * embedding lookup of an fp32 and a 4-bit table, take_along_axis on the
@@ -54,7 +57,7 @@
 typedef struct bench_cuda_opts {
   int reps, inner;
   const char *csv, *only;
-  int compare; /* today's kernels against the reworks */
+  int compare; /* the selection table's kernels against the candidates */
 } bench_cuda_opts;
 
 typedef gpu_case bcase;
@@ -332,9 +335,9 @@ static int check_launch(const bcase *c, const timing_ctx *t, cudaStream_t stream
   return check_sample(c, b->hd, b->hs);
 }
 
-/* Times one copy case (with --compare, today's kernels, the reworks and
- * the gpu-shaped kernels of kernels/ndx_copy_gpu.h) back to back with the
- * ceiling; prints its line and adds to the counts. */
+/* Times one copy case (with --compare, the selection table's kernels, a
+ * candidate and the gpu-shaped kernels of kernels/ndx_copy_gpu.h) back to
+ * back with the ceiling; prints its line and adds to the counts. */
 static void run_copy_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t stream,
                           const bench_bufs *b, FILE *csv, int *below, int *wrong) {
   ndx_cuda_plan *plan[2] = {NULL, NULL};
@@ -344,11 +347,18 @@ static void run_copy_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t
   if (ndx_cuda_plan_create_flags(&plan[0], &c->dst, &c->src, c->bits, 0) != NDX_OK) die(c->name);
   kernel_names(plan[0], b, kernels[0], sizeof kernels[0]);
   if (o->compare) {
-    if (ndx_cuda_plan_create_flags(&plan[1], &c->dst, &c->src, c->bits, NDX_CUDA_PLAN_NEW) !=
-        NDX_OK)
-      die(c->name);
-    kernel_names(plan[1], b, kernels[1], sizeof kernels[1]);
-    nplans = strcmp(kernels[0], kernels[1]) ? 2 : 1;
+    static const int candidates[] = {NDX_CUDA_TRANSPOSE_32X8, NDX_CUDA_WARP_ROWS};
+    for (int k = 0; k < 2 && nplans == 1; k++) {
+      if (ndx_cuda_plan_create_kernel(&plan[1], &c->dst, &c->src, c->bits, 0, candidates[k]) !=
+          NDX_OK)
+        die(c->name);
+      kernel_names(plan[1], b, kernels[1], sizeof kernels[1]);
+      nplans = strcmp(kernels[0], kernels[1]) ? 2 : 1;
+      if (nplans == 1) {
+        ndx_cuda_plan_destroy(plan[1]);
+        plan[1] = NULL;
+      }
+    }
     if (ndx_cuda_gpu_plan_create(&gpu, &c->dst, &c->src, c->bits) != NDX_OK) die(c->name);
   }
   size_t bytes = (size_t)((ndx_numel(&c->dst) * c->bits + 7) / 8);
@@ -356,7 +366,7 @@ static void run_copy_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t
                      {.plan = plan[0], .dst = b->dd, .src = b->ds, .bytes = bytes},
                      {.plan = plan[nplans - 1], .dst = b->dd, .src = b->ds, .bytes = bytes},
                      {.gpu = gpu, .dst = b->dd, .src = b->ds, .bytes = bytes}};
-  if (gpu && nplans == 1) t[2] = t[3]; /* the gpu shape third, without a rework */
+  if (gpu && nplans == 1) t[2] = t[3]; /* the gpu shape third, without a candidate */
   int timed = 1 + nplans + (gpu != NULL);
   double ms[4], ratio[4];
   time_back_to_back(t, timed, o, stream, ms, ratio);
@@ -374,11 +384,11 @@ static void run_copy_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t
     double top = nplans == 2 && ratio[2] > ratio[1] ? ratio[2] : ratio[1];
     const char *winner = gpu_ratio > top       ? "gpu"
                          : nplans == 1         ? "same"
-                         : ratio[2] > ratio[1] ? "new"
-                                               : "today";
+                         : ratio[2] > ratio[1] ? "candidate"
+                                               : "table";
     char r2[16] = "-";
     if (nplans == 2) snprintf(r2, sizeof r2, "%.2f", ratio[2]);
-    printf("%-52s %-9s %-22s %6.2f %-22s %6s %-9s %6.2f %-7s %6s%s\n", c->name, path, kernels[0],
+    printf("%-52s %-9s %-22s %6.2f %-22s %6s %-9s %6.2f %-9s %6s%s\n", c->name, path, kernels[0],
            ratio[1], nplans == 2 ? kernels[1] : "-", r2, ndx_cuda_gpu_plan_path(gpu), gpu_ratio,
            winner, target, bad ? "  WRONG RESULT" : "");
     if (csv)
@@ -435,18 +445,18 @@ int bench_cuda_run(const bench_cuda_opts *o) {
   FILE *csv = o->csv ? fopen(o->csv, "w") : NULL;
   if (o->csv && !csv) fprintf(stderr, "bench_cuda: cannot write %s\n", o->csv);
   if (csv && o->compare)
-    fprintf(csv, "case,group,bits,path,kernels,ratio,new_kernels,new_ratio,gpu_path,gpu_ratio,"
-                 "winner,target,sample_errors\n");
+    fprintf(csv, "case,group,bits,path,kernels,ratio,candidate_kernels,candidate_ratio,gpu_path,"
+                 "gpu_ratio,winner,target,sample_errors\n");
   else if (csv)
     fprintf(csv, "case,group,bits,path,kernels,bytes,ms,gbps,memcpy_ms,memcpy_gbps,ratio,target,"
                  "sample_errors\n");
   printf("ndx-bench cuda: %s (sm_%d%d, %d SMs), %d x %d launches per case, median of the "
          "repetitions' ratios%s\n",
          prop.name, prop.major, prop.minor, prop.multiProcessorCount, o->reps, o->inner,
-         o->compare ? "; today's kernels against the reworks (NDX_CUDA_PLAN_NEW)" : "");
+         o->compare ? "; the selection table's kernels against the candidates" : "");
   if (o->compare)
-    printf("%-52s %-9s %-22s %6s %-22s %6s %-9s %6s %-7s %6s\n", "case", "path", "kernels", "ratio",
-           "new kernels", "ratio", "gpu shape", "ratio", "winner", "target");
+    printf("%-52s %-9s %-22s %6s %-22s %6s %-9s %6s %-9s %6s\n", "case", "path", "kernels", "ratio",
+           "candidate", "ratio", "gpu shape", "ratio", "winner", "target");
   else
     printf("%-52s %-9s %-22s %8s %8s %8s %6s %6s\n", "case", "path", "kernels", "MiB", "GB/s",
            "copy", "ratio", "target");
@@ -458,7 +468,7 @@ int bench_cuda_run(const bench_cuda_opts *o) {
     ran++;
   }
   if (o->compare)
-    printf("bench_cuda: gathers and scatters left out (no rework of their kernels)\n");
+    printf("bench_cuda: gathers and scatters left out (no candidate for their kernels)\n");
   else
     ran += run_index_cases(o, stream, csv, &below, &wrong);
   if (csv) fclose(csv);

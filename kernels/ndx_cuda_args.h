@@ -25,8 +25,8 @@
  *   bytes      widths 1, 2, 4: destination bytes [first + i*chunk, ...) per
  *              thread (ndx_copy_bytes_item): each byte has one writer and
  *              keeps its bits that belong to no destination element.
- * Two reworks run next to them where kernels/ndx_cuda_select.h (or the
- * planner flag NDX_CUDA_PLAN_NEW) says so:
+ * Two candidate kernels run in their place where kernels/ndx_cuda_select.h
+ * names them, or the tuning tool does (ndx_cuda_plan_fill_kernel):
  *   transpose-32x8  transpose's pack and groups, square tiles of 32 x 32,
  *              32 x 8 threads, each thread moving 4 elements per phase; every
  *              thread places its tile from blockIdx (x along j, y along k,

@@ -70,30 +70,30 @@ template <class F, int W, bool SIMPLE> static bool pick_tile(F &f, int bits) {
   return false;
 }
 
-/* f.tile32<W, ES>() (which 0) or f.warp_rows<W, ES>() (which 1) for 8..128
- * bits. */
-template <class F, int W, int ES> static void pick_new_es(F &f, int which) {
+/* The candidate kernels (kernels/ndx_cuda_select.h): f.tile32<W, ES>()
+ * (which 0) or f.warp_rows<W, ES>() (which 1) for 8..128 bits. */
+template <class F, int W, int ES> static void pick_candidate_es(F &f, int which) {
   if (which)
     f.template warp_rows<W, ES>();
   else
     f.template tile32<W, ES>();
 }
-template <class F, int W> static bool pick_new(F &f, int bits, int which) {
+template <class F, int W> static bool pick_candidate(F &f, int bits, int which) {
   switch (bits) {
   case 8:
-    pick_new_es<F, W, 1>(f, which);
+    pick_candidate_es<F, W, 1>(f, which);
     return true;
   case 16:
-    pick_new_es<F, W, 2>(f, which);
+    pick_candidate_es<F, W, 2>(f, which);
     return true;
   case 32:
-    pick_new_es<F, W, 4>(f, which);
+    pick_candidate_es<F, W, 4>(f, which);
     return true;
   case 64:
-    pick_new_es<F, W, 8>(f, which);
+    pick_candidate_es<F, W, 8>(f, which);
     return true;
   case 128:
-    pick_new_es<F, W, 16>(f, which);
+    pick_candidate_es<F, W, 16>(f, which);
     return true;
   }
   return false;
@@ -142,9 +142,9 @@ template <class F, int W> static bool pick_w(F &f, const ndx_cuda_step *s) {
     }
     return false;
   case NDX_CUDA_TRANSPOSE_32X8:
-    return pick_new<F, W>(f, a.bits, 0);
+    return pick_candidate<F, W>(f, a.bits, 0);
   case NDX_CUDA_WARP_ROWS:
-    return pick_new<F, W>(f, a.bits, 1);
+    return pick_candidate<F, W>(f, a.bits, 1);
   case NDX_CUDA_BYTES:
     switch (a.bits) {
     case 1:

@@ -3,17 +3,18 @@
  * element width and a shape class, read by the planner (src/device/
  * cuda_plan.c) alone. Users never see it.
  *
- * Two kernels can run most transposes and rows: today's (transpose, rows,
- * gather and gather-flip) and their reworks (transpose-32x8, warp-rows;
- * ndx_cuda_args.h describes each). The entries below name today's kernel
- * for every key: those are the kernels measured on an NVIDIA H200
- * (2026-11-30, docs/bench-cuda-h200.txt; each entry names the
- * ndx-bench-cuda cases it runs). The reworks are tested by the
- * host emulator alone (tests/test_cuda_emulate.cu) until `ci/gpu --compare`
- * runs on a GPU and times both for every bench case; an entry then names
- * the winner. Until then they run only where the planner flag
- * NDX_CUDA_PLAN_NEW forces them (the emulator, `ndx-bench-cuda --compare`).
- * A key with no entry keeps today's kernel. */
+ * Two kernels can run most transposes and rows: the path's own kernel
+ * (transpose, rows, gather and gather-flip) and a candidate
+ * (transpose-32x8, warp-rows; ndx_cuda_args.h describes each). The entries
+ * below name the path's own kernel for every key: those are the kernels
+ * measured on an NVIDIA H200 (2026-11-30, docs/bench-cuda-h200.txt; each
+ * entry names the ndx-bench-cuda cases it runs). A candidate runs in the
+ * library only where an entry names it, and an entry names it only once
+ * `ci/gpu --compare` has timed both on a GPU and it won; until then the
+ * tuning tool (`ndx-bench-cuda --compare`) times it and the host emulator
+ * (tests/test_cuda_emulate.cu) checks it, through the planner's entry that
+ * plans a named candidate (ndx_cuda_plan_fill_kernel). A key with no entry
+ * keeps the path's own kernel. */
 #ifndef NDX_CUDA_SELECT_H
 #define NDX_CUDA_SELECT_H
 
@@ -35,7 +36,7 @@ typedef struct ndx_cuda_choice {
   int path;   /* enum ndx_copy_path */
   int bits;   /* element width; 0: every width */
   int shape;  /* enum ndx_cuda_shape */
-  int kernel; /* enum ndx_cuda_kernel: today's for the path, or its rework */
+  int kernel; /* enum ndx_cuda_kernel: the path's own, or the shape class's candidate */
 } ndx_cuda_choice;
 
 /* The first entry that matches wins; keep width-specific entries first. */
@@ -53,7 +54,7 @@ static const ndx_cuda_choice ndx_cuda_choices[] = {
     {NDX_PATH_ROWS, 32, NDX_CUDA_SHAPE_LONG_ROWS, NDX_CUDA_ROWS},
     /* "flip inner fp32 ...", "flip 1-d fp32 ...", "slice step 2 inner fp32 ..." */
     {NDX_PATH_GATHER, 32, NDX_CUDA_SHAPE_LONG_ROWS, NDX_CUDA_GATHER},
-    /* every other width and shape: today's kernels, not measured per key
+    /* every other width and shape: the paths' own kernels, not measured per key
      * (8-bit 8000x8000's edge strips run transpose) */
     {NDX_PATH_TRANSPOSE, 0, NDX_CUDA_SHAPE_TILES, NDX_CUDA_TRANSPOSE},
     {NDX_PATH_TRANSPOSE, 0, NDX_CUDA_SHAPE_SKINNY, NDX_CUDA_TRANSPOSE},
@@ -65,25 +66,25 @@ static const ndx_cuda_choice ndx_cuda_choices[] = {
     {NDX_PATH_GATHER, 0, NDX_CUDA_SHAPE_SHORT_ROWS, NDX_CUDA_GATHER},
 };
 
-/* The rework that can run a case of this shape class. */
-static inline int ndx_cuda_rework(int shape) {
+/* The candidate kernel that can run a case of this shape class. */
+static inline int ndx_cuda_candidate(int shape) {
   return shape == NDX_CUDA_SHAPE_TILES || shape == NDX_CUDA_SHAPE_GROUPED ||
                  shape == NDX_CUDA_SHAPE_SKINNY
              ? NDX_CUDA_TRANSPOSE_32X8
              : NDX_CUDA_WARP_ROWS;
 }
 
-/* The kernel for (path, bits, shape): the rework when `rework` forces it,
- * else the first matching entry's, else `today` (the path's kernel). */
-static inline int ndx_cuda_select(int path, int bits, int shape, int today, int rework) {
-  if (rework) return ndx_cuda_rework(shape);
+/* The kernel for (path, bits, shape): the first matching entry's where it
+ * is `own` (the path's own kernel) or the shape class's candidate, else
+ * `own`. */
+static inline int ndx_cuda_select(int path, int bits, int shape, int own) {
   int n = (int)(sizeof ndx_cuda_choices / sizeof ndx_cuda_choices[0]);
   for (int k = 0; k < n; k++) {
     const ndx_cuda_choice *c = &ndx_cuda_choices[k];
     if (c->path == path && (c->bits == 0 || c->bits == bits) && c->shape == shape)
-      return c->kernel == ndx_cuda_rework(shape) ? c->kernel : today;
+      return c->kernel == ndx_cuda_candidate(shape) ? c->kernel : own;
   }
-  return today;
+  return own;
 }
 
 #endif /* NDX_CUDA_SELECT_H */

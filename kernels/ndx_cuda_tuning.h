@@ -21,8 +21,8 @@
 #define NDX_CUDA_TILE_ELEMS 1024
 #define NDX_CUDA_TILE_BATCH 64
 
-/* transpose-32x8, the rework of transpose (emulator-tested only, not yet
- * measured on a GPU; kernels/ndx_cuda_select.h says where it runs): square
+/* transpose-32x8, a candidate kernel for transposes (emulator-tested only,
+ * not yet measured on a GPU; kernels/ndx_cuda_select.h says where it runs): square
  * tiles of NDX_CUDA_T32_SIDE elements a side, the block's threads seen as
  * NDX_CUDA_T32_SIDE columns by NDX_CUDA_T32_ROWS rows, so that each thread
  * moves NDX_CUDA_T32_SIDE / NDX_CUDA_T32_ROWS elements per phase. Tiles are

@@ -28,6 +28,8 @@
  * ndx_cuda_args.h) */
 #define ndx_cuda_plan_fill ndx_hip_plan_fill
 #define ndx_cuda_plan_create_flags ndx_hip_plan_create_flags
+#define ndx_cuda_plan_fill_kernel ndx_hip_plan_fill_kernel
+#define ndx_cuda_plan_create_kernel ndx_hip_plan_create_kernel
 #define ndx_cuda_step_name ndx_hip_step_name
 #define ndx_cuda_plan_steps ndx_hip_plan_steps
 #define ndx_cuda_grid ndx_hip_grid

@@ -5,8 +5,10 @@
  * with the reason cudaGetDeviceCount gives. The copies are the cases of
  * cuda_cases.h (the emulator's, tests/test_cuda_emulate.cu): random layout
  * pairs of ranks 0..8 and named cases, every width, 32- and 64-bit index
- * math, gather-only plans, pointers off alignment, into a destination
- * filled with a pattern whose every byte is compared with the reference.
+ * math, each case again into every other destination element (the
+ * odometer's kernels), the candidate kernels planned by name, pointers off
+ * alignment, into a destination filled with a pattern whose every byte is
+ * compared with the reference.
  * Gathers and scatters: the calls of cuda_index_cases.h (the emulator's
  * too), each compared over the whole destination buffer with
  * index_oracle.h's reference and its fault checked through ndx_cuda_check;
@@ -82,13 +84,16 @@ static void arena(void) {
   cr_assert(e == cudaSuccess, "cudaMalloc: %s", cudaGetErrorName(e));
 }
 
-/* Copies case `c` on the device with plan `flags`, the buffers `dshift` and
- * `sshift` bytes past 256-byte boundaries, and compares the whole
- * destination buffer with the reference. Returns true, or false with why. */
-static bool device_case(const cuda_case *c, unsigned flags, int dshift, int sshift, uint64_t seed,
-                        char *why, size_t size) {
+/* Copies case `c` on the device with plan `flags` and candidate `kernel`
+ * (-1: the selection table's kernels), the buffers `dshift` and `sshift`
+ * bytes past 256-byte boundaries, and compares the whole destination buffer
+ * with the reference. Returns true, or false with why. */
+static bool device_case(const cuda_case *c, unsigned flags, int kernel, int dshift, int sshift,
+                        uint64_t seed, char *why, size_t size) {
   ndx_cuda_plan *plan;
-  ndx_status st = ndx_cuda_plan_create_flags(&plan, &c->dst, &c->src, c->bits, flags);
+  ndx_status st =
+      kernel < 0 ? ndx_cuda_plan_create_flags(&plan, &c->dst, &c->src, c->bits, flags)
+                 : ndx_cuda_plan_create_kernel(&plan, &c->dst, &c->src, c->bits, flags, kernel);
   if (st != NDX_OK) {
     snprintf(why, size, "plan: %s: %s", ndx_status_name(st), ndx_last_error());
     return false;
@@ -144,9 +149,21 @@ out:
   return ok;
 }
 
+/* Case `c` with its destination's strides and offset doubled: the same
+ * elements at every other position, which a copy reaches by the odometer
+ * (the gather and gather-flip kernels, or bytes below 8 bits). */
+static void into_every_other(cuda_case *c) {
+  int64_t strides[NDX_MAX_RANK];
+  for (int a = 0; a < c->dst.rank; a++) strides[a] = 2 * c->dst.strides[a];
+  cr_assert_eq(ndx_make(&c->dst, c->dst.rank, c->dst.shape, strides, 2 * c->dst.offset), NDX_OK,
+               "%s", ndx_last_error());
+}
+
 /* Runs the named cases (with pointer shifts when `shifts`) and `nrandom`
- * random ones at every width with `flags`; fails on the first wrong copy. */
-static void device_cases(unsigned flags, bool shifts, int nrandom) {
+ * random ones at every width with `flags` and candidate `kernel` (-1:
+ * none), each into every other element when `spread`; fails on the first
+ * wrong copy. */
+static void device_cases(unsigned flags, int kernel, bool spread, bool shifts, int nrandom) {
   NEED_DEVICE();
   arena();
   char why[4096];
@@ -157,15 +174,17 @@ static void device_cases(unsigned flags, bool shifts, int nrandom) {
     for (int k = 0; k < CUDA_NAMED; k++) {
       cuda_case c;
       if (!cuda_named_case(k, bits, &c)) continue;
+      if (spread) into_every_other(&c);
       for (int v = 0; v < (shifts ? 3 : 1); v++, total++)
-        cr_assert(device_case(&c, flags, sh[v][0], sh[v][1], (uint64_t)k, why, sizeof why), "%s",
-                  why);
+        cr_assert(device_case(&c, flags, kernel, sh[v][0], sh[v][1], (uint64_t)k, why, sizeof why),
+                  "%s", why);
     }
     oracle_rng r = {(uint64_t)(7000 + 10 * bits + flags)};
     for (int k = 0; k < nrandom; k++, total++) {
       cuda_case c;
       cuda_random_case(&r, k, bits, &c);
-      cr_assert(device_case(&c, flags, 0, 0, (uint64_t)k, why, sizeof why), "%s", why);
+      if (spread) into_every_other(&c);
+      cr_assert(device_case(&c, flags, kernel, 0, 0, (uint64_t)k, why, sizeof why), "%s", why);
     }
   }
   cr_log_info("%d copies checked", total);
@@ -198,6 +217,9 @@ Test(cuda, plan_checks_its_arguments) {
   cr_assert(strstr(ndx_last_error(), "not distinct") != NULL, "message: %s", ndx_last_error());
   cr_assert(p == NULL, "a failed plan_create wrote *out");
   cr_assert_eq(ndx_cuda_plan_create_flags(&p, &a, &a, 32, 64u), NDX_EINVAL, "unknown flags");
+  cr_assert_eq(ndx_cuda_plan_create_kernel(&p, &a, &a, 32, 0, NDX_CUDA_TRANSPOSE), NDX_EINVAL,
+               "a kernel that is no candidate");
+  cr_assert(strstr(ndx_last_error(), "no candidate") != NULL, "message: %s", ndx_last_error());
   cr_assert_eq(ndx_cuda_plan_launch(NULL, 0, (void *)0x1000, (void *)0x2000), NDX_EINVAL,
                "NULL plan");
   cr_assert_str_eq_(ndx_cuda_plan_path(NULL), "none");
@@ -603,38 +625,41 @@ Test(cuda, eight_threads_gather_on_their_streams) {
   cudaFree(mt);
 }
 
+/* Pointers one element off a word run a word transpose's plan without
+ * words: tiles of elements, or bytes below 8 bits. */
 Test(cuda, named_cases_every_width) {
-  device_cases(0, true, 0);
+  device_cases(0, -1, false, true, 0);
 }
 
 Test(cuda, random_pairs_every_width) {
-  device_cases(0, false, 200);
+  device_cases(0, -1, false, false, 200);
 }
 
 Test(cuda, random_pairs_64_bit_index_math) {
-  device_cases(NDX_CUDA_PLAN_WIDE, true, 60);
+  device_cases(NDX_CUDA_PLAN_WIDE, -1, false, true, 60);
 }
 
-Test(cuda, random_pairs_gather_only) {
-  device_cases(NDX_CUDA_PLAN_GATHER, false, 60);
+Test(cuda, random_pairs_into_every_other_element) {
+  device_cases(0, -1, true, false, 60);
 }
 
-Test(cuda, random_pairs_gather_only_64_bit) {
-  device_cases(NDX_CUDA_PLAN_GATHER | NDX_CUDA_PLAN_WIDE, false, 30);
+Test(cuda, random_pairs_into_every_other_element_64_bit) {
+  device_cases(NDX_CUDA_PLAN_WIDE, -1, true, false, 30);
 }
 
-Test(cuda, transposes_without_words) {
-  device_cases(NDX_CUDA_PLAN_NO_WORDS, true, 0);
+/* The candidate kernels, which the selection table does not name yet
+ * (kernels/ndx_cuda_select.h) */
+Test(cuda, candidate_transpose_32x8_every_width) {
+  device_cases(0, NDX_CUDA_TRANSPOSE_32X8, false, true, 100);
 }
 
-/* transpose-32x8 and warp-rows, which the selection table does not pick
- * yet (kernels/ndx_cuda_select.h) */
-Test(cuda, new_kernels_every_width) {
-  device_cases(NDX_CUDA_PLAN_NEW, true, 100);
+Test(cuda, candidate_warp_rows_every_width) {
+  device_cases(0, NDX_CUDA_WARP_ROWS, false, true, 100);
 }
 
-Test(cuda, new_kernels_64_bit_index_math) {
-  device_cases(NDX_CUDA_PLAN_NEW | NDX_CUDA_PLAN_WIDE, true, 30);
+Test(cuda, candidate_kernels_64_bit_index_math) {
+  device_cases(NDX_CUDA_PLAN_WIDE, NDX_CUDA_TRANSPOSE_32X8, false, true, 30);
+  device_cases(NDX_CUDA_PLAN_WIDE, NDX_CUDA_WARP_ROWS, false, true, 30);
 }
 
 Test(cuda, plans_are_reusable_on_streams) {

@@ -6,8 +6,11 @@
  * block's threads going through one phase before any starts the next (what
  * __syncthreads guarantees). The result is compared byte for byte with the
  * reference copy on a pattern-filled destination, for the cases of
- * tests/cuda_cases.h, every width, the 32- and 64-bit index forms, the
- * gather-only plans and pointers off 4- and 16-byte alignment. This proves
+ * tests/cuda_cases.h, every width, the 32- and 64-bit index forms, each
+ * case again into every other destination element (the odometer's
+ * kernels), the candidate kernels the selection table does not name yet
+ * (planned by name, ndx_cuda_plan_fill_kernel) and pointers off 4- and
+ * 16-byte alignment. This proves
  * the index math and the ownership of every destination byte with no GPU;
  * tests/test_cuda.c runs the same cases on one. The HIP build compiles it
  * again with hipcc's host pass (test_hip_emulate): the bodies as HIP builds
@@ -55,6 +58,7 @@ long long ndx_emu_faults;
 
 static long long kernel_runs[NDX_CUDA_KERNELS][3]; /* [kernel][variant] steps emulated */
 static long long segmented_rows;                   /* warp-rows steps with rows cut in segments */
+static long long without_words[129]; /* [bits] word transposes run by their plan without words */
 
 struct emulator {
   const ndx_cuda_step *s;
@@ -148,12 +152,13 @@ static int variant_of(const ndx_cuda_step *s) {
 }
 
 /* Runs the plan's steps for these pointers; false (with a message) when a
- * step has no kernel. `small`: the new kernels with a grid of at most 2
+ * step has no kernel. `small`: the candidate kernels with a grid of at most 2
  * blocks along each axis (their loops over the rest must cover it). */
 static bool emulate(const ndx_cuda_plan *plan, uint8_t *dst, const uint8_t *src, bool small,
                     char *why, size_t size) {
   ndx_cuda_step steps[NDX_CUDA_MAX_STEPS];
   int n = ndx_cuda_plan_steps(plan, (uintptr_t)dst, (uintptr_t)src, steps);
+  without_words[plan->bits] += plan->nalt > 0 && ((uintptr_t)dst % 4 || (uintptr_t)src % 4);
   for (int k = 0; k < n; k++) {
     const ndx_cuda_step *s = &steps[k];
     kernel_runs[s->kernel][variant_of(s)]++;
@@ -179,15 +184,26 @@ static bool emulate(const ndx_cuda_plan *plan, uint8_t *dst, const uint8_t *src,
 
 /* ---- One case ------------------------------------------------------------------ */
 
-/* Copies case `c` with `flags`, the destination and source buffers starting
- * `dshift` and `sshift` bytes past a 64-byte boundary; compares with the
- * reference. Returns true when they match, else writes why. */
-static bool run_case(const cuda_case *c, unsigned flags, int dshift, int sshift, uint64_t seed,
-                     char *why, size_t size) {
+/* Copies case `c` with `flags` and candidate `kernel` (-1: the selection
+ * table's kernels), the destination and source buffers starting `dshift`
+ * and `sshift` bytes past a 64-byte boundary; compares with the reference.
+ * With `odometer`, a copy of more than one element must take the gather or
+ * bytes path. Returns true when all holds, else writes why. */
+static bool run_case(const cuda_case *c, unsigned flags, int kernel, bool odometer, int dshift,
+                     int sshift, uint64_t seed, char *why, size_t size) {
   ndx_cuda_plan plan;
-  ndx_status st = ndx_cuda_plan_fill(&plan, &c->dst, &c->src, c->bits, flags);
+  ndx_status st = kernel < 0
+                      ? ndx_cuda_plan_fill(&plan, &c->dst, &c->src, c->bits, flags)
+                      : ndx_cuda_plan_fill_kernel(&plan, &c->dst, &c->src, c->bits, flags, kernel);
   if (st != NDX_OK) {
     snprintf(why, size, "plan: %s: %s", ndx_status_name(st), ndx_last_error());
+    return false;
+  }
+  const char *path = ndx_cuda_plan_path(&plan);
+  if (odometer && ndx_numel(&c->dst) > 1 && strcmp(path, "gather") && strcmp(path, "bytes")) {
+    char desc[1500];
+    snprintf(why, size, "path %s, not the odometer's: %s", path,
+             cuda_describe(desc, sizeof desc, c));
     return false;
   }
   size_t nd = cuda_case_bytes(&c->dst, c->bits), ns = cuda_case_bytes(&c->src, c->bits);
@@ -378,6 +394,15 @@ static bool run_index_case(int k, bool *ran, int *bits, char *why, size_t size) 
   return ok;
 }
 
+/* Case `c` with its destination's strides and offset doubled: the same
+ * elements at every other position, which a copy reaches by the odometer
+ * (the gather and gather-flip kernels, or bytes below 8 bits). */
+static void into_every_other(cuda_case *c) {
+  int64_t strides[NDX_MAX_RANK];
+  for (int a = 0; a < c->dst.rank; a++) strides[a] = 2 * c->dst.strides[a];
+  if (ndx_make(&c->dst, c->dst.rank, c->dst.shape, strides, 2 * c->dst.offset) != NDX_OK) abort();
+}
+
 /* ---- TAP --------------------------------------------------------------------- */
 
 static int tap_n = 0, tap_failed = 0;
@@ -395,29 +420,27 @@ int main(int argc, char **argv) {
   bool quick = false;
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--quick")) quick = true;
-  const unsigned flag_sets[] = {0,
-                                NDX_CUDA_PLAN_WIDE,
-                                NDX_CUDA_PLAN_GATHER,
-                                NDX_CUDA_PLAN_GATHER | NDX_CUDA_PLAN_WIDE,
-                                NDX_CUDA_PLAN_NO_WORDS,
-                                NDX_CUDA_PLAN_NEW,
-                                NDX_CUDA_PLAN_NEW | NDX_CUDA_PLAN_WIDE,
-                                NDX_CUDA_PLAN_NEW | NDX_CUDA_PLAN_GATHER,
-                                NDX_CUDA_PLAN_NEW | NDX_CUDA_PLAN_NO_WORDS};
-  const char *flag_names[] = {"",
-                              ", 64-bit",
-                              ", gather only",
-                              ", gather only, 64-bit",
-                              ", no words",
-                              ", new kernels",
-                              ", new kernels, 64-bit",
-                              ", new kernels, gather only",
-                              ", new kernels, no words"};
-  const int nflags = (int)(sizeof flag_sets / sizeof flag_sets[0]);
+  /* how each run plans: flags, the candidate kernel (-1: none), each case
+   * into every other destination element */
+  const struct {
+    unsigned flags;
+    int kernel;
+    bool spread;
+    const char *name;
+  } runs[] = {{0, -1, false, ""},
+              {NDX_CUDA_PLAN_WIDE, -1, false, ", 64-bit"},
+              {0, -1, true, ", every other element"},
+              {NDX_CUDA_PLAN_WIDE, -1, true, ", every other element, 64-bit"},
+              {0, NDX_CUDA_TRANSPOSE_32X8, false, ", transpose-32x8"},
+              {NDX_CUDA_PLAN_WIDE, NDX_CUDA_TRANSPOSE_32X8, false, ", transpose-32x8, 64-bit"},
+              {0, NDX_CUDA_WARP_ROWS, false, ", warp-rows"},
+              {NDX_CUDA_PLAN_WIDE, NDX_CUDA_WARP_ROWS, false, ", warp-rows, 64-bit"},
+              {0, NDX_CUDA_WARP_ROWS, true, ", warp-rows, every other element"}};
+  const int nruns = (int)(sizeof runs / sizeof runs[0]);
   int nrandom = quick ? 40 : 150;
   for (int w = 0; w < CUDA_NWIDTHS; w++) {
     int bits = cuda_widths[w], es = bits >= 8 ? bits / 8 : 1;
-    for (int f = 0; f < nflags; f++) {
+    for (int f = 0; f < nruns; f++) {
       char name[128];
       std::string why;
       int cases = 0, failures = 0;
@@ -430,12 +453,13 @@ int main(int argc, char **argv) {
       for (int k = 0; k < CUDA_NAMED; k++) {
         cuda_case c;
         if (!cuda_named_case(k, bits, &c)) continue;
+        if (runs[f].spread) into_every_other(&c);
         for (int sh = 0; sh < 3; sh++) {
-          if (sh > 0 && (quick || (flag_sets[f] & ~NDX_CUDA_PLAN_NEW) != 0)) break;
+          if (sh > 0 && (runs[f].flags || runs[f].spread || (quick && runs[f].kernel >= 0))) break;
           char one[4096];
           cases++;
-          if (!run_case(&c, flag_sets[f], shifts[sh][0], shifts[sh][1], (uint64_t)k, one,
-                        sizeof one)) {
+          if (!run_case(&c, runs[f].flags, runs[f].kernel, runs[f].spread, shifts[sh][0],
+                        shifts[sh][1], (uint64_t)k, one, sizeof one)) {
             if (failures++ < 3) why += std::string(why.empty() ? "" : "\n# ") + one;
           }
         }
@@ -443,13 +467,15 @@ int main(int argc, char **argv) {
       for (int k = 0; k < nrandom; k++) {
         cuda_case c;
         cuda_random_case(&r, k, bits, &c);
+        if (runs[f].spread) into_every_other(&c);
         char one[4096];
         cases++;
-        if (!run_case(&c, flag_sets[f], 0, 0, (uint64_t)k, one, sizeof one)) {
+        if (!run_case(&c, runs[f].flags, runs[f].kernel, runs[f].spread, 0, 0, (uint64_t)k, one,
+                      sizeof one)) {
           if (failures++ < 3) why += std::string(why.empty() ? "" : "\n# ") + one;
         }
       }
-      snprintf(name, sizeof name, "emulated copies, %d bits%s: %d cases", bits, flag_names[f],
+      snprintf(name, sizeof name, "emulated copies, %d bits%s: %d cases", bits, runs[f].name,
                cases);
       tap(failures == 0, name, why.c_str());
     }
@@ -482,6 +508,14 @@ int main(int argc, char **argv) {
     char name[96];
     snprintf(name, sizeof name, "warp-rows cut rows into segments (%lld steps)", segmented_rows);
     tap(segmented_rows > 0, name, "no case had a row longer than a segment");
+  }
+  /* pointers off a word run a word transpose by elements: tiles, or bytes
+   * below 8 bits */
+  for (int w = 0; w < CUDA_NWIDTHS && cuda_widths[w] <= 16; w++) {
+    char name[96];
+    snprintf(name, sizeof name, "%d-bit word transposes ran without words (%lld plans)",
+             cuda_widths[w], without_words[cuda_widths[w]]);
+    tap(without_words[cuda_widths[w]] > 0, name, "no pointer off a word met a word transpose");
   }
   /* gathers and scatters, by width */
   std::string iwhy[CUDA_NWIDTHS];

@@ -628,7 +628,8 @@ static ndx_copy_path path_of(int rank, const int64_t *d, const int64_t *sd, cons
 }
 
 Test(copy_plan, the_capabilities_are_the_only_difference) {
-  const int64_t one[] = {1}, row[] = {1000}, big[] = {1 << 20}, odd[] = {7}, none[] = {0};
+  const int64_t one[] = {1}, three[] = {3}, row[] = {1000}, big[] = {1 << 20}, odd[] = {7},
+                none[] = {0};
   /* contiguous: a buffer copy, or the rows kernel from rows_from_bytes on */
   cr_assert_eq(path_of(1, row, one, one, 32, &cl_like, 0), NDX_PATH_BUFFER);
   cr_assert_eq(path_of(1, big, one, one, 32, &cl_like, 0), NDX_PATH_ROWS);
@@ -647,8 +648,9 @@ Test(copy_plan, the_capabilities_are_the_only_difference) {
     /* 4-bit rows of 5 share bytes, and are too small for words: byte ranges */
     cr_assert_eq(path_of(2, d35, c35, t35, 4, caps, 0), NDX_PATH_BYTES);
     cr_assert_eq(path_of(2, d35, c35, s35, 32, caps, 0), NDX_PATH_GATHER);
-    cr_assert_eq(path_of(1, row, one, one, 32, caps, NDX_COPY_GATHER), NDX_PATH_GATHER);
-    cr_assert_eq(path_of(1, row, one, one, 4, caps, NDX_COPY_GATHER), NDX_PATH_BYTES);
+    /* a source stride of 3: the odometer, by elements or by destination bytes */
+    cr_assert_eq(path_of(1, row, one, three, 32, caps, 0), NDX_PATH_GATHER);
+    cr_assert_eq(path_of(1, row, one, three, 4, caps, 0), NDX_PATH_BYTES);
     cr_assert_eq(path_of(1, odd, one, one, 4, caps, 0), NDX_PATH_BYTES);
     cr_assert_eq(path_of(1, none, one, one, 8, caps, 0), NDX_PATH_EMPTY);
   }
@@ -660,9 +662,17 @@ Test(copy_plan, the_capabilities_are_the_only_difference) {
   const int64_t d64[] = {64, 64}, c64[] = {64, 1}, t64[] = {1, 64};
   ndx_copy_plan w = plan_of(2, d64, c64, t64, 16, &cuda_like, 0);
   cr_assert(w.path == NDX_PATH_TRANSPOSE && w.words);
+  cr_assert(!plan_of(2, d64, c64, t64, 16, &cl_like, 0).words);
+  /* source rows of an odd pitch start off a word: tiles of elements, or
+   * below 8 bits destination byte ranges */
+  const int64_t p65[] = {1, 65};
+  w = plan_of(2, d64, c64, p65, 16, &cuda_like, 0);
+  cr_assert(w.path == NDX_PATH_TRANSPOSE && !w.words);
+  cr_assert_eq(path_of(2, d64, c64, p65, 4, &cuda_like, 0), NDX_PATH_BYTES);
+  /* NDX_COPY_NO_WORDS (CUDA's edge strips and its plan for pointers off a
+   * word) plans the same way where the words would fit */
   w = plan_of(2, d64, c64, t64, 16, &cuda_like, NDX_COPY_NO_WORDS);
   cr_assert(w.path == NDX_PATH_TRANSPOSE && !w.words);
-  cr_assert(!plan_of(2, d64, c64, t64, 16, &cl_like, 0).words);
   cr_assert_eq(path_of(2, d64, c64, t64, 4, &cuda_like, NDX_COPY_NO_WORDS), NDX_PATH_BYTES);
 }
 

@@ -280,10 +280,9 @@ static ndx_status plan_create(const char *fn, ndx_cl_plan **out, ndx_cl *cl,
                          : !cl    ? "cl"
                          : !dst_l ? "dst_l"
                                   : "src_l");
-  if (flags & ~(unsigned)(NDX_CL_PLAN_WIDE | NDX_CL_PLAN_GATHER | NDX_CL_PLAN_UNCHECKED))
+  if (flags & ~(unsigned)(NDX_CL_PLAN_WIDE | NDX_CL_PLAN_UNCHECKED))
     return ndx_set_error(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
-  unsigned copy_flags = (flags & NDX_CL_PLAN_WIDE ? NDX_COPY_WIDE : 0u) |
-                        (flags & NDX_CL_PLAN_GATHER ? NDX_COPY_GATHER : 0u);
+  unsigned copy_flags = flags & NDX_CL_PLAN_WIDE ? NDX_COPY_WIDE : 0u;
   ndx_copy_plan p;
   ndx_status st =
       ndx_copy_plan_make(&p, fn, dst_l, src_l, bits,

@@ -25,8 +25,7 @@ void ndx_cl_build_options(char *out, size_t size, int gpu, int wide, const char 
 
 /* Flags of ndx_cl_plan_create_flags. */
 enum {
-  NDX_CL_PLAN_WIDE = 1u,   /* use the 64-bit kernels even where 32-bit would do */
-  NDX_CL_PLAN_GATHER = 2u, /* skip the buffer, rows and transpose paths */
+  NDX_CL_PLAN_WIDE = 1u, /* use the 64-bit kernels even where 32-bit would do */
   /* enqueue without the host's check of the buffer sizes, so that a test of
    * the bounds_check build reaches the kernels' own check (in the normal
    * build an enqueue past a buffer is then undefined behavior) */
@@ -37,8 +36,9 @@ enum {
  * buffer sizes, see ndx_cl.h), 0 otherwise. */
 int ndx_cl_bounds_checked(void);
 
-/* ndx_cl_plan_create with `flags`, so that tests reach every kernel on small
- * data. Returns what ndx_cl_plan_create does, and NDX_EINVAL for unknown flags. */
+/* ndx_cl_plan_create with `flags`, so that tests reach the 64-bit kernels on
+ * small data and the kernels' own bounds check. Returns what
+ * ndx_cl_plan_create does, and NDX_EINVAL for unknown flags. */
 ndx_status ndx_cl_plan_create_flags(ndx_cl_plan **out, ndx_cl *cl, const ndx_layout *dst_l,
                                     const ndx_layout *src_l, int bits, unsigned flags);
 

@@ -17,18 +17,31 @@ static ndx_status cuda_fail(const char *what, cudaError_t e) {
                        cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+/* A heap copy of `filled` in *out, where `st` (its fill's status) is NDX_OK. */
+static ndx_status keep_plan(struct ndx_cuda_plan **out, const struct ndx_cuda_plan *filled,
+                            ndx_status st) {
+  if (st != NDX_OK) return st;
+  struct ndx_cuda_plan *plan = malloc(sizeof *plan);
+  if (!plan)
+    return ndx_set_error(NDX_ENOMEM, NDX_GPU_STR(ndx_cuda_plan_create) ": out of host memory");
+  *plan = *filled;
+  *out = plan;
+  return NDX_OK;
+}
+
 ndx_status ndx_cuda_plan_create_flags(struct ndx_cuda_plan **out, const ndx_layout *dst_l,
                                       const ndx_layout *src_l, int bits, unsigned flags) {
   if (!out) return ndx_set_error(NDX_EINVAL, NDX_GPU_STR(ndx_cuda_plan_create) ": out is NULL");
   struct ndx_cuda_plan tmp;
-  ndx_status s = ndx_cuda_plan_fill(&tmp, dst_l, src_l, bits, flags);
-  if (s != NDX_OK) return s;
-  struct ndx_cuda_plan *plan = malloc(sizeof *plan);
-  if (!plan)
-    return ndx_set_error(NDX_ENOMEM, NDX_GPU_STR(ndx_cuda_plan_create) ": out of host memory");
-  *plan = tmp;
-  *out = plan;
-  return NDX_OK;
+  return keep_plan(out, &tmp, ndx_cuda_plan_fill(&tmp, dst_l, src_l, bits, flags));
+}
+
+ndx_status ndx_cuda_plan_create_kernel(struct ndx_cuda_plan **out, const ndx_layout *dst_l,
+                                       const ndx_layout *src_l, int bits, unsigned flags,
+                                       int kernel) {
+  if (!out) return ndx_set_error(NDX_EINVAL, NDX_GPU_STR(ndx_cuda_plan_create) ": out is NULL");
+  struct ndx_cuda_plan tmp;
+  return keep_plan(out, &tmp, ndx_cuda_plan_fill_kernel(&tmp, dst_l, src_l, bits, flags, kernel));
 }
 
 ndx_status ndx_cuda_plan_create(ndx_cuda_plan **out, const ndx_layout *dst_l,

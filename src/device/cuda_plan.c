@@ -9,9 +9,10 @@
  * aligned widths of 16 bits or less 32-bit word tiles (with their edge
  * strips as plans of their own, and the whole copy without words for
  * pointers off a word); bytes -> destination byte ranges. Where the
- * selection table (kernels/ndx_cuda_select.h) or NDX_CUDA_PLAN_NEW says so,
- * a transpose runs transpose-32x8 and rows, gathers and broadcast columns
- * warp-rows instead. */
+ * selection table (kernels/ndx_cuda_select.h) names a candidate, or the
+ * tuning tool names one (ndx_cuda_plan_fill_kernel), a transpose runs
+ * transpose-32x8 and rows, gathers and broadcast columns warp-rows
+ * instead. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,14 +243,14 @@ static ndx_status bytes_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
   return st;
 }
 
-static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, unsigned flags);
+/* What add_steps plans with: the shared planner's flags and the candidate
+ * kernel the tuning tool names (-1: the selection table's choice). */
+typedef struct step_opts {
+  unsigned copy_flags;
+  int kernel;
+} step_opts;
 
-/* The shared planner's flags of ndx_cuda_plan_create_flags's. */
-static unsigned copy_flags(unsigned flags) {
-  return (flags & NDX_CUDA_PLAN_WIDE ? NDX_COPY_WIDE : 0u) |
-         (flags & NDX_CUDA_PLAN_GATHER ? NDX_COPY_GATHER : 0u) |
-         (flags & NDX_CUDA_PLAN_NO_WORDS ? NDX_COPY_NO_WORDS : 0u);
-}
+static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, const step_opts *o);
 
 /* Appends one step to plan->step. */
 static ndx_cuda_step *next_step(struct ndx_cuda_plan *plan) {
@@ -262,7 +263,7 @@ static ndx_cuda_step *next_step(struct ndx_cuda_plan *plan) {
  * destination row starts on a word and the main part ends on a word in each
  * row. */
 static ndx_status add_edges(struct ndx_cuda_plan *plan, const ndx_copy_plan *p,
-                            const ndx_cuda_args *a, unsigned flags) {
+                            const ndx_cuda_args *a, const step_opts *o) {
   const ndx_operands *q = &p->q;
   int r = q->rank;
   for (int strip = 0; strip < 2; strip++) {
@@ -276,26 +277,27 @@ static ndx_status add_edges(struct ndx_cuda_plan *plan, const ndx_copy_plan *p,
     e.numel = 1;
     for (int x = 0; x < r; x++) e.numel *= e.shape[x];
     ndx_copy_plan sub;
-    ndx_copy_plan_pair(&sub, &e, p->bits, &cuda_caps, copy_flags(flags) | NDX_COPY_NO_WORDS);
-    ndx_status st = add_steps(plan, &sub, flags);
+    ndx_copy_plan_pair(&sub, &e, p->bits, &cuda_caps, o->copy_flags | NDX_COPY_NO_WORDS);
+    ndx_status st = add_steps(plan, &sub, o);
     if (st != NDX_OK) return st;
   }
   return NDX_OK;
 }
 
 /* The kernel of a rows, gather or transpose plan (not by words) with its
- * shape class, as the selection table or NDX_CUDA_PLAN_NEW says; `today`
- * is the path's kernel. */
-static int choose_kernel(const ndx_copy_plan *p, unsigned flags, int today) {
-  if (p->q.rank < 1) return today;
+ * shape class: the candidate the tuning tool names where it runs that class,
+ * else the selection table's choice; `own` is the path's own kernel. */
+static int choose_kernel(const ndx_copy_plan *p, const step_opts *o, int own) {
+  if (p->q.rank < 1) return own;
   int shape = p->path == NDX_PATH_TRANSPOSE ? tile_shape(p) : row_shape(p);
-  return ndx_cuda_select(p->path, p->bits, shape, today, (flags & NDX_CUDA_PLAN_NEW) != 0);
+  if (o->kernel >= 0 && o->kernel == ndx_cuda_candidate(shape)) return o->kernel;
+  return ndx_cuda_select(p->path, p->bits, shape, own);
 }
 
 /* Appends the steps of plan `p` to `plan` (for a word transpose: the main
- * part, its edges and the alternative without words); `flags` are
- * ndx_cuda_plan_create_flags's. */
-static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, unsigned flags) {
+ * part, its edges and the alternative without words). */
+static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p,
+                            const step_opts *o) {
   const ndx_operands *q = &p->q;
   int in = q->rank - 1;
   if (p->path == NDX_PATH_EMPTY) return NDX_OK;
@@ -313,10 +315,10 @@ static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, 
     s->bytes = (size_t)(q->numel * p->bits / 8);
     return NDX_OK;
   case NDX_PATH_ROWS:
-    if (choose_kernel(p, flags, NDX_CUDA_ROWS) == NDX_CUDA_WARP_ROWS) return warp_step(s, p);
+    if (choose_kernel(p, o, NDX_CUDA_ROWS) == NDX_CUDA_WARP_ROWS) return warp_step(s, p);
     return run_step(s, p, NDX_CUDA_ROWS);
   case NDX_PATH_GATHER: {
-    if (choose_kernel(p, flags, NDX_CUDA_GATHER) == NDX_CUDA_WARP_ROWS) return warp_step(s, p);
+    if (choose_kernel(p, o, NDX_CUDA_GATHER) == NDX_CUDA_WARP_ROWS) return warp_step(s, p);
     bool flip = q->strides[0][in] == 1 && q->strides[1][in] == -1 && q->shape[in] > 1;
     return run_step(s, p, flip ? NDX_CUDA_GATHER_FLIP : NDX_CUDA_GATHER);
   }
@@ -326,37 +328,38 @@ static ndx_status add_steps(struct ndx_cuda_plan *plan, const ndx_copy_plan *p, 
     break;
   }
   if (!p->words) {
-    int kernel = choose_kernel(p, flags, NDX_CUDA_TRANSPOSE);
+    int kernel = choose_kernel(p, o, NDX_CUDA_TRANSPOSE);
     if (kernel == NDX_CUDA_WARP_ROWS) return warp_step(s, p);
     return kernel == NDX_CUDA_TRANSPOSE_32X8 ? t32_step(s, p) : tile_step(s, p);
   }
   ndx_status st = words_step(s, p);
-  if (st == NDX_OK) st = add_edges(plan, p, &s->args, flags);
+  if (st == NDX_OK) st = add_edges(plan, p, &s->args, o);
   if (st != NDX_OK) return st;
   /* a pointer off a 32-bit word: the same copy without words, in one step */
   ndx_copy_plan whole;
-  ndx_copy_plan_pair(&whole, q, p->bits, &cuda_caps, copy_flags(flags) | NDX_COPY_NO_WORDS);
+  ndx_copy_plan_pair(&whole, q, p->bits, &cuda_caps, o->copy_flags | NDX_COPY_NO_WORDS);
   struct ndx_cuda_plan alt = {.nsteps = 0};
-  st = add_steps(&alt, &whole, flags);
+  st = add_steps(&alt, &whole, o);
   if (st != NDX_OK) return st;
   plan->nalt = alt.nsteps;
   plan->alt[0] = alt.step[0];
   return NDX_OK;
 }
 
-ndx_status ndx_cuda_plan_fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l,
-                              const ndx_layout *src_l, int bits, unsigned flags) {
+/* ndx_cuda_plan_fill with candidate `kernel` (-1: none). */
+static ndx_status fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l, const ndx_layout *src_l,
+                       int bits, unsigned flags, int kernel) {
   static const char fn[] = NDX_GPU_STR(ndx_cuda_plan_create);
   if (!plan || !dst_l || !src_l)
     return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn,
                          !plan    ? "out"
                          : !dst_l ? "dst_l"
                                   : "src_l");
-  if (flags & ~(unsigned)(NDX_CUDA_PLAN_WIDE | NDX_CUDA_PLAN_GATHER | NDX_CUDA_PLAN_NO_WORDS |
-                          NDX_CUDA_PLAN_NEW))
+  if (flags & ~(unsigned)NDX_CUDA_PLAN_WIDE)
     return ndx_set_error(NDX_EINVAL, "%s: flags 0x%x has unknown bits", fn, flags);
+  step_opts o = {.copy_flags = flags & NDX_CUDA_PLAN_WIDE ? NDX_COPY_WIDE : 0u, .kernel = kernel};
   ndx_copy_plan p;
-  ndx_status st = ndx_copy_plan_make(&p, fn, dst_l, src_l, bits, &cuda_caps, copy_flags(flags));
+  ndx_status st = ndx_copy_plan_make(&p, fn, dst_l, src_l, bits, &cuda_caps, o.copy_flags);
   if (st != NDX_OK) return st;
   struct ndx_cuda_plan tmp;
   memset(&tmp, 0, sizeof tmp);
@@ -364,9 +367,23 @@ ndx_status ndx_cuda_plan_fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_
   tmp.bits = bits;
   tmp.dst_lo = p.dst_lo, tmp.dst_end = p.dst_end;
   tmp.src_lo = p.src_lo, tmp.src_end = p.src_end;
-  st = add_steps(&tmp, &p, flags);
+  st = add_steps(&tmp, &p, &o);
   if (st == NDX_OK) *plan = tmp;
   return st;
+}
+
+ndx_status ndx_cuda_plan_fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l,
+                              const ndx_layout *src_l, int bits, unsigned flags) {
+  return fill(plan, dst_l, src_l, bits, flags, -1);
+}
+
+ndx_status ndx_cuda_plan_fill_kernel(struct ndx_cuda_plan *plan, const ndx_layout *dst_l,
+                                     const ndx_layout *src_l, int bits, unsigned flags,
+                                     int kernel) {
+  if (kernel != NDX_CUDA_TRANSPOSE_32X8 && kernel != NDX_CUDA_WARP_ROWS)
+    return ndx_set_error(NDX_EINVAL,
+                         NDX_GPU_STR(ndx_cuda_plan_create) ": kernel %d is no candidate", kernel);
+  return fill(plan, dst_l, src_l, bits, flags, kernel);
 }
 
 const char *ndx_cuda_plan_path(const ndx_cuda_plan *plan) {

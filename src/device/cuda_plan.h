@@ -30,15 +30,9 @@ struct ndx_cuda_plan {
   int64_t dst_lo, dst_end, src_lo, src_end; /* bytes each layout's span touches */
 };
 
-/* Flags of ndx_cuda_plan_create_flags. */
+/* Flags of ndx_cuda_plan_fill and ndx_cuda_plan_create_flags. */
 enum {
-  NDX_CUDA_PLAN_WIDE = 1u,     /* 64-bit index math even where 32-bit would do */
-  NDX_CUDA_PLAN_GATHER = 2u,   /* skip the buffer, rows and transpose paths */
-  NDX_CUDA_PLAN_NO_WORDS = 4u, /* transposes of 1..16 bits without word tiles */
-  /* transposes by transpose-32x8, rows, gathers and broadcast columns by
-   * warp-rows, whatever kernels/ndx_cuda_select.h says (the emulator and
-   * ndx-bench-cuda --compare) */
-  NDX_CUDA_PLAN_NEW = 8u
+  NDX_CUDA_PLAN_WIDE = 1u /* 64-bit index math even where 32-bit would do */
 };
 
 /* Fills `plan` (no allocation, no CUDA call): what ndx_cuda_plan_create
@@ -46,10 +40,24 @@ enum {
 ndx_status ndx_cuda_plan_fill(struct ndx_cuda_plan *plan, const ndx_layout *dst_l,
                               const ndx_layout *src_l, int bits, unsigned flags);
 
-/* ndx_cuda_plan_create with `flags`, so that tests reach every kernel on
- * small data; NDX_EINVAL for unknown flags. */
+/* ndx_cuda_plan_create with `flags`, so that tests run the 64-bit index
+ * math on small data; NDX_EINVAL for unknown flags. */
 ndx_status ndx_cuda_plan_create_flags(struct ndx_cuda_plan **out, const ndx_layout *dst_l,
                                       const ndx_layout *src_l, int bits, unsigned flags);
+
+/* ndx_cuda_plan_fill, with candidate kernel `kernel` (NDX_CUDA_TRANSPOSE_32X8
+ * or NDX_CUDA_WARP_ROWS, kernels/ndx_cuda_select.h) in every step whose
+ * shape class it runs, whatever the selection table names there: for the
+ * tuning tool (ndx-bench-cuda --compare), which times a candidate beside the
+ * table's kernel, and the emulator, which checks the candidates. NDX_EINVAL
+ * for a kernel that is no candidate. */
+ndx_status ndx_cuda_plan_fill_kernel(struct ndx_cuda_plan *plan, const ndx_layout *dst_l,
+                                     const ndx_layout *src_l, int bits, unsigned flags, int kernel);
+
+/* ndx_cuda_plan_create_flags with ndx_cuda_plan_fill_kernel's `kernel`. */
+ndx_status ndx_cuda_plan_create_kernel(struct ndx_cuda_plan **out, const ndx_layout *dst_l,
+                                       const ndx_layout *src_l, int bits, unsigned flags,
+                                       int kernel);
 
 /* The kernel a step runs, for messages and benchmarks: "buffer", "rows",
  * "gather", "gather-flip", "transpose", "transpose-words", "bytes",

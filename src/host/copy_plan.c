@@ -120,7 +120,6 @@ static void choose(ndx_copy_plan *p, const ndx_copy_caps *caps, unsigned flags) 
     return;
   }
   p->path = other;
-  if (flags & NDX_COPY_GATHER) return;
   /* A single element coalesces to [1] with strides 0: contiguous too. */
   int64_t sd = q->strides[0][in], ss = q->strides[1][in];
   bool unit_d = sd == 1 || q->numel == 1, unit_s = ss == 1 || q->numel == 1;

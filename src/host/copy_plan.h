@@ -47,11 +47,15 @@ typedef struct ndx_copy_caps {
   int words_k, words_j;
 } ndx_copy_caps;
 
-/* Flags of a plan, for tests that reach every kernel on small data. */
+/* Flags of a plan. */
 enum {
-  NDX_COPY_WIDE = 1u,    /* the 64-bit form even where the 32-bit one fits */
-  NDX_COPY_GATHER = 2u,  /* no buffer, rows or transpose path */
-  NDX_COPY_NO_WORDS = 4u /* no word transposes */
+  /* the 64-bit form even where the 32-bit one fits, so that tests run the
+   * 64-bit kernels on small data */
+  NDX_COPY_WIDE = 1u,
+  /* transposes by elements, never by words: the parts of a word transpose
+   * that words cannot run (CUDA's edge strips, and the whole copy for
+   * pointers off a word; src/device/cuda_plan.c) */
+  NDX_COPY_NO_WORDS = 2u
 };
 
 typedef struct ndx_copy_plan {
