@@ -200,29 +200,6 @@ static void launch_index(const timing_ctx *t, cudaStream_t s) {
     die(c->name);
 }
 
-/* The index values at every position of the index's span (int32). */
-static int32_t *index_values(const icase *c, size_t n) {
-  int64_t d = (c->scatter ? &c->dst : &c->src)->shape[c->axis];
-  int32_t *v = (int32_t *)malloc(n * sizeof *v),
-          *perm = c->unique ? malloc(d * sizeof *perm) : NULL;
-  if (!v || (c->unique && !perm)) {
-    fprintf(stderr, "bench_cuda: out of host memory\n");
-    exit(1);
-  }
-  oracle_rng r = {7};
-  for (int64_t k = 0; c->unique && k < d; k++) perm[k] = (int32_t)k;
-  for (int64_t k = d - 1; c->unique && k > 0; k--) {
-    int64_t u = oracle_between(&r, 0, k);
-    int32_t w = perm[k];
-    perm[k] = perm[u];
-    perm[u] = w;
-  }
-  for (size_t k = 0; k < n; k++)
-    v[k] = c->unique ? perm[k % (size_t)d] : (int32_t)oracle_between(&r, 0, d - 1);
-  free(perm);
-  return v;
-}
-
 /* 2000 random elements of S (and the first and last) against the
  * definition; the number that differ. */
 static int check_index_sample(const icase *c, const uint8_t *hdst, const uint8_t *hsrc,
@@ -255,7 +232,7 @@ static int run_index_cases(const bench_cuda_opts *o, cudaStream_t stream, FILE *
     size_t nd = span_bytes(&c->dst, c->bits), ns = span_bytes(&c->src, c->bits);
     size_t ni = span_bytes(&c->index, 32) / 4;
     uint8_t *hd = malloc(nd), *hs = malloc(ns), *dd, *ds, *di;
-    int32_t *ix = index_values(c, ni);
+    int32_t *ix = gpu_index_values(c, ni, "bench_cuda");
     if (!hd || !hs) {
       fprintf(stderr, "bench_cuda: out of host memory\n");
       exit(1);

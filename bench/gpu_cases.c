@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "gpu_cases.h"
+#include "../tests/oracle.h"
 
 static gpu_case *cases;
 static int ncases, max_cases;
@@ -199,4 +200,25 @@ int gpu_index_cases(gpu_index_case *out, int max) {
     c->dst = contig(2, (int64_t[]){65536, 256});
   }
   return nicases;
+}
+
+int32_t *gpu_index_values(const gpu_index_case *c, size_t n, const char *who) {
+  int64_t d = (c->scatter ? &c->dst : &c->src)->shape[c->axis];
+  int32_t *v = malloc((n ? n : 1) * sizeof *v), *perm = c->unique ? malloc(d * sizeof *perm) : NULL;
+  if (!v || (c->unique && !perm)) {
+    fprintf(stderr, "%s: out of memory for the index values of %s\n", who, c->name);
+    exit(1);
+  }
+  oracle_rng r = {7};
+  for (int64_t k = 0; c->unique && k < d; k++) perm[k] = (int32_t)k;
+  for (int64_t k = d - 1; c->unique && k > 0; k--) {
+    int64_t u = oracle_between(&r, 0, k);
+    int32_t w = perm[k];
+    perm[k] = perm[u];
+    perm[u] = w;
+  }
+  for (size_t k = 0; k < n; k++)
+    v[k] = c->unique ? perm[k % (size_t)d] : (int32_t)oracle_between(&r, 0, d - 1);
+  free(perm);
+  return v;
 }

@@ -38,4 +38,9 @@ typedef struct gpu_index_case {
  * message); returns how many. */
 int gpu_index_cases(gpu_index_case *out, int max);
 
+/* Case c's index values at every position of the index's n elements of
+ * span (int32), drawn alike for every caller from one seed; exits with a
+ * message naming `who` when out of memory. Free with free(). */
+int32_t *gpu_index_values(const gpu_index_case *c, size_t n, const char *who);
+
 #endif /* NDX_BENCH_GPU_CASES_H */

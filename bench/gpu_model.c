@@ -445,30 +445,6 @@ static double spans_use(span *v, size_t n) {
   return (double)bytes / (double)(sectors * GPU_MODEL_SECTOR);
 }
 
-/* The index values at every position of the index's n elements of span
- * (int32), as ndx-bench-cuda draws them: random in [0, d), or the first of
- * a random permutation of [0, d) (`unique`). */
-static int32_t *index_values(const gpu_index_case *c, size_t n) {
-  int64_t d = (c->scatter ? &c->dst : &c->src)->shape[c->axis];
-  int32_t *v = malloc((n ? n : 1) * sizeof *v), *perm = c->unique ? malloc(d * sizeof *perm) : NULL;
-  if (!v || (c->unique && !perm)) {
-    fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
-    exit(1);
-  }
-  oracle_rng r = {7};
-  for (int64_t k = 0; c->unique && k < d; k++) perm[k] = (int32_t)k;
-  for (int64_t k = d - 1; c->unique && k > 0; k--) {
-    int64_t u = oracle_between(&r, 0, k);
-    int32_t w = perm[k];
-    perm[k] = perm[u];
-    perm[u] = w;
-  }
-  for (size_t k = 0; k < n; k++)
-    v[k] = c->unique ? perm[k % (size_t)d] : (int32_t)oracle_between(&r, 0, d - 1);
-  free(perm);
-  return v;
-}
-
 /* The buffers of an index case. */
 typedef struct index_bufs {
   uint8_t *dst, *src, *index;
@@ -530,7 +506,8 @@ void gpu_model_index_case(const gpu_index_case *c, gpu_model_result *res) {
   }
   res->path = p.bits < 8 ? "idx-bytes" : d[1]->rows ? "idx-rows" : "idx-elems";
   size_t ni = span_bytes(&c->index, 32) / 4, nc = (size_t)(p.nclaims > 0 ? p.nclaims : 1);
-  index_bufs b = {.index = (uint8_t *)index_values(c, ni), .claims = zeroed(nc * 4)};
+  index_bufs b = {.index = (uint8_t *)gpu_index_values(c, ni, "gpu model"),
+                  .claims = zeroed(nc * 4)};
   rec.size[0] = span_bytes(&c->dst, c->bits), rec.size[1] = span_bytes(&c->src, c->bits);
   rec.size[2] = ni * 4, rec.size[3] = nc * 4;
   b.dst = zeroed(rec.size[0]), b.src = zeroed(rec.size[1]);
