@@ -1033,3 +1033,64 @@ Test(dlpack_hostile, export_arguments) {
   bad.offset = P53;
   expect_export_fails(NDX_EINVAL, &t, &bad, 8, "9007199254740992", "hand-made offset 2^53");
 }
+
+/* ---- Number types ----------------------------------------------------------------- */
+
+/* Each ndx_dtype and DLPack 1.1's code and bits for it (dlpack.h: kDLInt 0,
+ * kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLBool 6, kDLFloat8_e4m3fn 10,
+ * kDLFloat8_e5m2 12, kDLFloat4_e2m1fn 17). */
+static const struct {
+  ndx_dtype t;
+  uint8_t code, bits;
+} dl_literals[] = {
+    {NDX_BOOL, 6, 8},    {NDX_I8, 0, 8},        {NDX_I16, 0, 16}, {NDX_I32, 0, 32},
+    {NDX_I64, 0, 64},    {NDX_U8, 1, 8},        {NDX_U16, 1, 16}, {NDX_U32, 1, 32},
+    {NDX_U64, 1, 64},    {NDX_I4, 0, 4},        {NDX_U4, 1, 4},   {NDX_F16, 2, 16},
+    {NDX_BF16, 4, 16},   {NDX_F32, 2, 32},      {NDX_F64, 2, 64}, {NDX_F8E4M3FN, 10, 8},
+    {NDX_F8E5M2, 12, 8}, {NDX_F4E2M1FN, 17, 4},
+};
+
+Test(dlpack, every_ndx_dtype_is_its_dlpack_code_and_back) {
+  cr_assert_eq(sizeof dl_literals / sizeof dl_literals[0], 18);
+  for (size_t i = 0; i < sizeof dl_literals / sizeof dl_literals[0]; i++) {
+    DLDataType dt = {0, 0, 7};
+    cr_assert_eq(ndx_dlpack_from_dtype(&dt, dl_literals[i].t), NDX_OK, "%s", ndx_last_error());
+    cr_assert(dt.code == dl_literals[i].code && dt.bits == dl_literals[i].bits && dt.lanes == 1,
+              "%s: {%u, %u, %u}", ndx_dtype_name(dl_literals[i].t), dt.code, dt.bits, dt.lanes);
+    cr_assert_eq(dt.bits, ndx_dtype_bits(dl_literals[i].t));
+    ndx_dtype back = (ndx_dtype)-1;
+    cr_assert_eq(ndx_dlpack_dtype(&back, dt), NDX_OK, "%s", ndx_last_error());
+    cr_assert_eq(back, dl_literals[i].t, "%s", ndx_dtype_name(dl_literals[i].t));
+  }
+}
+
+Test(dlpack, other_dlpack_types_are_refused_and_named) {
+  static const DLDataType others[] = {
+      {5, 64, 1},  /* complex64 */
+      {11, 8, 1},  /* float8_e4m3fnuz */
+      {14, 8, 1},  /* float8_e8m0fnu */
+      {16, 6, 1},  /* float6_e3m2fn */
+      {2, 32, 4},  /* float32x4: a vector */
+      {2, 8, 1},   /* a float of 8 bits: no such code/width pair */
+      {6, 1, 1},   /* bool of 1 bit */
+      {4, 32, 1},  /* bfloat of 32 bits */
+      {3, 64, 1},  /* opaque handle */
+      {200, 8, 1}, /* past every code */
+  };
+  for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+    ndx_dtype t = NDX_F32;
+    cr_assert_eq(ndx_dlpack_dtype(&t, others[i]), NDX_EUNSUPPORTED, "type %zu", i);
+    cr_assert_eq(t, NDX_F32, "type %zu: out untouched", i);
+    char want[40];
+    snprintf(want, sizeof want, "{code %u", others[i].code);
+    cr_assert(strstr(ndx_last_error(), "ndx_dlpack_dtype") && strstr(ndx_last_error(), want), "%s",
+              ndx_last_error());
+  }
+  cr_assert_eq(ndx_dlpack_dtype(NULL, others[0]), NDX_EINVAL);
+  DLDataType dt = {9, 9, 9};
+  cr_assert_eq(ndx_dlpack_from_dtype(&dt, (ndx_dtype)18), NDX_EINVAL);
+  cr_assert_eq(ndx_dlpack_from_dtype(&dt, (ndx_dtype)-1), NDX_EINVAL);
+  cr_assert(dt.code == 9 && dt.bits == 9 && dt.lanes == 9, "out untouched");
+  cr_assert(strstr(ndx_last_error(), "ndx_dlpack_from_dtype: t is -1"), "%s", ndx_last_error());
+  cr_assert_eq(ndx_dlpack_from_dtype(NULL, NDX_F32), NDX_EINVAL);
+}

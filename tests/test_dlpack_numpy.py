@@ -112,10 +112,13 @@ for name, args in [
     ("ndx_narrow", [LP, LP, C.c_int, C.c_int64, C.c_int64]),
     ("ndx_dlpack_import", [LP, C.POINTER(C.c_int), I64P, C.POINTER(DLTensor)]),
     ("ndx_dlpack_export", [C.POINTER(DLTensor), LP, C.c_int]),
+    ("ndx_dlpack_dtype", [C.POINTER(C.c_int), DLDataType]),
 ]:
     f = getattr(lib, name)
     f.argtypes = args
     f.restype = C.c_int
+lib.ndx_dtype_name.argtypes = [C.c_int]
+lib.ndx_dtype_name.restype = C.c_char_p
 lib.ndx_last_error.argtypes = []
 lib.ndx_last_error.restype = C.c_char_p
 
@@ -320,6 +323,32 @@ else:
         t = DLManagedTensor.from_address(
             C.pythonapi.PyCapsule_GetPointer(root.__dlpack__(), CAPSULE_NAME)).dl_tensor
         assert t.dtype.code == kDLBool and t.dtype.bits == 8, (t.dtype.code, t.dtype.bits)
+
+
+@test("numpy -> ndx: each exported dtype is the ndx_dtype of the same name")
+def numpy_dtypes():
+    names = {np.int8: "i8", np.int16: "i16", np.int32: "i32", np.int64: "i64",
+             np.uint8: "u8", np.uint16: "u16", np.uint32: "u32", np.uint64: "u64",
+             np.float16: "f16", np.float32: "f32", np.float64: "f64"}
+    arrays = [np.zeros(3, dtype) for dtype in names]
+    if try_export(np.array([True]))[0] is not None:
+        names[np.bool_] = "bool"
+        arrays.append(np.zeros(3, np.bool_))
+    for a in arrays:
+        t = DLManagedTensor.from_address(
+            C.pythonapi.PyCapsule_GetPointer(a.__dlpack__(), CAPSULE_NAME)).dl_tensor
+        got = C.c_int()
+        check(lib.ndx_dlpack_dtype(C.byref(got), t.dtype), "ndx_dlpack_dtype")
+        name = lib.ndx_dtype_name(got.value).decode()
+        assert name == names[a.dtype.type], "%s: ndx_dlpack_dtype gives %s" % (a.dtype, name)
+    c = np.zeros(3, np.complex64)
+    t = DLManagedTensor.from_address(
+        C.pythonapi.PyCapsule_GetPointer(c.__dlpack__(), CAPSULE_NAME)).dl_tensor
+    got = C.c_int(-7)
+    assert lib.ndx_dlpack_dtype(C.byref(got), t.dtype) != 0 and got.value == -7, \
+        "complex64 is no ndx_dtype"
+    assert b"complex" in lib.ndx_last_error(), lib.ndx_last_error()
+
 
 bc = np.broadcast_to(np.arange(4, dtype=np.int32)[::-1], (3, 4))
 cap, err = try_export(bc)

@@ -1,6 +1,6 @@
 /* ndx_dlpack.h: layouts to and from DLPack's DLTensor (dlpack/dlpack.h).
  *
- * This header and its two calls exist only when libndx was built with DLPack
+ * This header and its four calls exist only when libndx was built with DLPack
  * (meson option `dlpack`, on when dlpack/dlpack.h is found): if it is
  * installed, libndx has them. ndx.h does not include it, so that the umbrella
  * compiles where DLPack is not installed; include it yourself. Written against
@@ -78,6 +78,7 @@
 
 #include <dlpack/dlpack.h>
 
+#include "ndx_dtype.h"
 #include "ndx_layout.h"
 
 #ifdef __cplusplus
@@ -143,6 +144,24 @@ NDX_API ndx_status ndx_dlpack_import(ndx_layout *out, int *bits, int64_t *base_s
  * offset). On failure *t and its arrays are untouched and ndx_last_error()
  * says why. O(rank), no allocation. */
 NDX_API ndx_status ndx_dlpack_export(DLTensor *t, const ndx_layout *l, int bits);
+
+/* The number type of DLPack type `dt` into *out, so that a tensor a
+ * producer hands over converts by its real type (ndx_cl_convert). One lane
+ * of: kDLBool at 8 bits (NDX_BOOL); kDLInt and kDLUInt at 8, 16, 32 and 64
+ * bits (NDX_I8 .. NDX_U64) and at 4 (NDX_I4, NDX_U4); kDLFloat at 16, 32 and
+ * 64 (NDX_F16, NDX_F32, NDX_F64); kDLBfloat at 16 (NDX_BF16); DLPack 1.1's
+ * kDLFloat8_e4m3fn and kDLFloat8_e5m2 at 8 and kDLFloat4_e2m1fn at 4 (codes
+ * 10, 12 and 17, read by number, so a DLPack 0.6 header does too).
+ * Returns NDX_OK; NDX_EINVAL when `out` is NULL; NDX_EUNSUPPORTED for any
+ * other code, width or lane count (complex, the fnuz and e8m0 float8s, the
+ * float6s, vectors), naming the code, bits and lanes. On failure *out is
+ * untouched. O(1), no allocation. */
+NDX_API ndx_status ndx_dlpack_dtype(ndx_dtype *out, DLDataType dt);
+
+/* The DLPack type of `t` into *out: the code and bits ndx_dlpack_dtype
+ * reads back as `t`, lanes 1. Returns NDX_OK; NDX_EINVAL when `out` is NULL
+ * or `t` is not an ndx_dtype, *out then untouched. O(1), no allocation. */
+NDX_API ndx_status ndx_dlpack_from_dtype(DLDataType *out, ndx_dtype t);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
-/* dlpack.c: layouts to and from DLPack's DLTensor (the rules: docs/dlpack.md).
+/* dlpack.c: layouts and number types to and from DLPack's DLTensor and
+ * DLDataType (the rules: docs/dlpack.md).
  *
- * Both directions only translate units: DLPack counts shape and strides in
+ * Layouts, both directions, only translate units: DLPack counts shape and strides in
  * elements, as ndx does, and the start in bytes, where ndx counts elements. The
  * limits are ndx_make's (through ndx_build), so an imported layout passes
  * exactly the checks every other layout passes; import alone may count them from
@@ -10,8 +11,9 @@
 #include "ndx/ndx_dlpack.h"
 #include "ndx_internal.h"
 
-/* DLPack's type codes by number, for messages only: nothing here depends on
- * the code, and numbers past the installed header's enum are named too. */
+/* DLPack's type codes by number, for messages (numbers past the installed
+ * header's enum are named too). Layouts never depend on the code; the
+ * number types below do. */
 static const char *const code_names[] = {
     "int",
     "uint",
@@ -273,4 +275,65 @@ ndx_status ndx_dlpack_export(DLTensor *t, const ndx_layout *l, int bits) {
   t->dtype.bits = (uint8_t)(bits / (int)lanes);
   t->dtype.lanes = (uint16_t)lanes;
   return NDX_OK;
+}
+
+/* ---- Number types ---------------------------------------------------------------- */
+
+/* DLPack 1.1's codes past DLPack 0.6's enum (kDLBool, kDLFloat8_e4m3fn,
+ * kDLFloat8_e5m2, kDLFloat4_e2m1fn), by number, so that this builds against
+ * either header. */
+enum { DL_BOOL = 6, DL_FLOAT8_E4M3FN = 10, DL_FLOAT8_E5M2 = 12, DL_FLOAT4_E2M1FN = 17 };
+
+/* Each ndx_dtype as DLPack writes it, one lane: bool is 8 bits (DLPack's
+ * rule), i4/u4 are DLPack's int and uint at 4 bits, packed as ndx packs
+ * them. */
+static const struct {
+  ndx_dtype type;
+  uint8_t code, bits;
+} dl_types[] = {
+    {NDX_BOOL, DL_BOOL, 8},
+    {NDX_I8, kDLInt, 8},
+    {NDX_I16, kDLInt, 16},
+    {NDX_I32, kDLInt, 32},
+    {NDX_I64, kDLInt, 64},
+    {NDX_U8, kDLUInt, 8},
+    {NDX_U16, kDLUInt, 16},
+    {NDX_U32, kDLUInt, 32},
+    {NDX_U64, kDLUInt, 64},
+    {NDX_I4, kDLInt, 4},
+    {NDX_U4, kDLUInt, 4},
+    {NDX_F16, kDLFloat, 16},
+    {NDX_BF16, kDLBfloat, 16},
+    {NDX_F32, kDLFloat, 32},
+    {NDX_F64, kDLFloat, 64},
+    {NDX_F8E4M3FN, DL_FLOAT8_E4M3FN, 8},
+    {NDX_F8E5M2, DL_FLOAT8_E5M2, 8},
+    {NDX_F4E2M1FN, DL_FLOAT4_E2M1FN, 4},
+};
+
+ndx_status ndx_dlpack_dtype(ndx_dtype *out, DLDataType dt) {
+  char text[80];
+  if (!out) return ndx_set_error(NDX_EINVAL, "ndx_dlpack_dtype: out is NULL");
+  for (size_t i = 0; i < sizeof dl_types / sizeof dl_types[0]; i++)
+    if (dt.code == dl_types[i].code && dt.bits == dl_types[i].bits && dt.lanes == 1) {
+      *out = dl_types[i].type;
+      return NDX_OK;
+    }
+  return ndx_set_error(NDX_EUNSUPPORTED,
+                       "ndx_dlpack_dtype: dt %s is no ndx_dtype (one lane of: bool 8, int and "
+                       "uint 4/8/16/32/64, float 16/32/64, bfloat 16, float8_e4m3fn 8, "
+                       "float8_e5m2 8, float4_e2m1fn 4)",
+                       dtype_text(text, sizeof text, dt));
+}
+
+ndx_status ndx_dlpack_from_dtype(DLDataType *out, ndx_dtype t) {
+  if (!out) return ndx_set_error(NDX_EINVAL, "ndx_dlpack_from_dtype: out is NULL");
+  for (size_t i = 0; i < sizeof dl_types / sizeof dl_types[0]; i++)
+    if (t == dl_types[i].type) {
+      out->code = dl_types[i].code;
+      out->bits = dl_types[i].bits;
+      out->lanes = 1;
+      return NDX_OK;
+    }
+  return ndx_set_error(NDX_EINVAL, "ndx_dlpack_from_dtype: t is %d, not an ndx_dtype", (int)t);
 }
