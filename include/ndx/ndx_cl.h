@@ -77,6 +77,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include "ndx_dtype.h"
 #include "ndx_index.h"
 #include "ndx_layout.h"
 
@@ -204,6 +205,34 @@ NDX_API void ndx_cl_plan_destroy(ndx_cl_plan *plan);
 NDX_API ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst,
                                const ndx_layout *dst_l, cl_mem src, const ndx_layout *src_l,
                                int bits, cl_uint nwait, const cl_event *wait, cl_event *done);
+
+/* ---- Conversion on copy (ndx_dtype.h has the rules) ---------------------- */
+
+/* Enqueues dst[i] = src[i] converted from type src_t to type dst_t for
+ * every C-order index i of the one shape of dst_l and src_l, on `queue`
+ * after the `nwait` events of `wait`; *done (if not NULL) completes with
+ * it. Positions count dst_t's and src_t's elements from each buffer's
+ * first byte; 4-bit types are packed LSB-first, and a 4-bit destination's
+ * bytes are written whole only where the conversion owns both their
+ * elements (the other element of a shared byte is kept). Every value
+ * follows ndx_dtype.h's rule for its pair, bit for bit on every device.
+ * With dst_t == src_t this is ndx_cl_copy at that width, its messages
+ * naming ndx_cl_convert. Each pair's kernel is built on its first use, as
+ * a copy's (ndx_cl_set_build_callback reports it).
+ * Returns NDX_OK; NDX_EINVAL for dst_t or src_t outside ndx_dtype (named,
+ * with its value), a NULL argument, shapes that differ, a destination that
+ * is not distinct, and the buffer and queue errors of ndx_cl_plan_enqueue
+ * (dst and src bytes of one buffer that intersect included); NDX_ERANGE
+ * for a layout whose bytes pass its buffer; NDX_EUNSUPPORTED when the
+ * packed layouts pass the device's constant buffer; NDX_ENOMEM;
+ * NDX_EDEVICE. On failure nothing is enqueued or written and *done is
+ * untouched; the message names ndx_cl_convert, the argument and the
+ * values. O(rank^2) host work, a small device buffer for the packed
+ * layouts per call. */
+NDX_API ndx_status ndx_cl_convert(ndx_cl *cl, cl_command_queue queue, cl_mem dst,
+                                  const ndx_layout *dst_l, ndx_dtype dst_t, cl_mem src,
+                                  const ndx_layout *src_l, ndx_dtype src_t, cl_uint nwait,
+                                  const cl_event *wait, cl_event *done);
 
 /* ---- Gather and scatter (ndx_index.h has the rules) ---------------------- */
 

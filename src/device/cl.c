@@ -28,21 +28,6 @@
 #include "ndx_copy_geometry.h"
 #include "ndx_launch.h"
 
-struct ndx_cl_plan {
-  ndx_cl *cl;
-  ndx_copy_path path;
-  int wide;
-  bool unchecked;       /* NDX_CL_PLAN_UNCHECKED */
-  char kernel_name[40]; /* in bounds-check reports */
-  cl_kernel kernel;
-  cl_mem launch; /* the launch descriptor and the pack (kernels/ndx_launch.h) */
-  size_t items, global, local;
-  cl_long chunk;
-  size_t dst_off, src_off, bytes; /* the buffer path */
-  int64_t dst_lo, dst_end;        /* bytes each layout's span touches */
-  int64_t src_lo, src_end;
-};
-
 const char *ndx_cl_error_name(cl_int e) {
   switch (e) {
   case CL_DEVICE_NOT_FOUND:
@@ -654,10 +639,9 @@ static ndx_status enqueue_kernel(const char *fn, const ndx_cl_plan *plan, cl_com
   return NDX_OK;
 }
 
-/* ndx_cl_plan_enqueue for call `fn`. */
-static ndx_status plan_enqueue(const char *fn, const ndx_cl_plan *plan, cl_command_queue queue,
-                               cl_mem dst, cl_mem src, cl_uint nwait, const cl_event *wait,
-                               cl_event *done) {
+ndx_status ndx_cl_plan_enqueue_as(const char *fn, const ndx_cl_plan *plan, cl_command_queue queue,
+                                  cl_mem dst, cl_mem src, cl_uint nwait, const cl_event *wait,
+                                  cl_event *done) {
   if (!plan || !queue || !dst || !src)
     return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn,
                          !plan    ? "plan"
@@ -699,13 +683,12 @@ static ndx_status plan_enqueue(const char *fn, const ndx_cl_plan *plan, cl_comma
 
 ndx_status ndx_cl_plan_enqueue(const ndx_cl_plan *plan, cl_command_queue queue, cl_mem dst,
                                cl_mem src, cl_uint nwait, const cl_event *wait, cl_event *done) {
-  return plan_enqueue("ndx_cl_plan_enqueue", plan, queue, dst, src, nwait, wait, done);
+  return ndx_cl_plan_enqueue_as("ndx_cl_plan_enqueue", plan, queue, dst, src, nwait, wait, done);
 }
 
-ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst, const ndx_layout *dst_l,
-                       cl_mem src, const ndx_layout *src_l, int bits, cl_uint nwait,
-                       const cl_event *wait, cl_event *done) {
-  static const char fn[] = "ndx_cl_copy";
+ndx_status ndx_cl_copy_as(const char *fn, ndx_cl *cl, cl_command_queue queue, cl_mem dst,
+                          const ndx_layout *dst_l, cl_mem src, const ndx_layout *src_l, int bits,
+                          cl_uint nwait, const cl_event *wait, cl_event *done) {
   if (!cl || !queue || !dst || !src)
     return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn,
                          !cl      ? "cl"
@@ -717,7 +700,13 @@ ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst, const ndx
   if (s != NDX_OK) return s;
   /* Releasing the pack right after the enqueue is legal: the queued command
    * keeps it alive. */
-  s = plan_enqueue(fn, plan, queue, dst, src, nwait, wait, done);
+  s = ndx_cl_plan_enqueue_as(fn, plan, queue, dst, src, nwait, wait, done);
   ndx_cl_plan_destroy(plan);
   return s;
+}
+
+ndx_status ndx_cl_copy(ndx_cl *cl, cl_command_queue queue, cl_mem dst, const ndx_layout *dst_l,
+                       cl_mem src, const ndx_layout *src_l, int bits, cl_uint nwait,
+                       const cl_event *wait, cl_event *done) {
+  return ndx_cl_copy_as("ndx_cl_copy", cl, queue, dst, dst_l, src, src_l, bits, nwait, wait, done);
 }

@@ -8,9 +8,11 @@
  * belong to the context and device: every ndx_cl of the same pair shares
  * them (an entry of `groups`, freed with its last ndx_cl), and each ndx_cl
  * has kernel objects of its own, since clSetKernelArg is not thread-safe on
- * one cl_kernel. */
+ * one cl_kernel. Conversions (ndx_convert.cl) are programs of the same
+ * source too, one per family, pair of types, index form and shape. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cl_runtime.h"
@@ -65,6 +67,8 @@ typedef struct ndx_cl_group {
   int users;
   pthread_mutex_t build;                                 /* one build at a time; `program` */
   cl_program program[2][2][NDX_CL_KINDS][NDX_CL_WIDTHS]; /* [shape][wide][kind][log2 bits] */
+  /* [shape][wide][family][source type][destination type] */
+  cl_program convert[2][2][NDX_CL_CONVERT_KINDS][NDX_CL_DTYPES][NDX_CL_DTYPES];
 } ndx_cl_group;
 
 static pthread_mutex_t groups_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -109,17 +113,18 @@ void ndx_cl_group_leave(ndx_cl *cl) {
       for (int k = 0; k < NDX_CL_KINDS; k++)
         for (int w = 0; w < NDX_CL_WIDTHS; w++)
           if (g->program[sh][f][k][w]) clReleaseProgram(g->program[sh][f][k][w]);
+  cl_program *conv = &g->convert[0][0][0][0][0];
+  for (size_t i = 0; i < sizeof g->convert / sizeof *conv; i++)
+    if (conv[i]) clReleaseProgram(conv[i]);
   pthread_mutex_destroy(&g->build);
   free(g);
 }
 
-/* Builds the program of kernel ndx_<name> for `bits`-bit elements in form
- * `wide` and cl's shape from the embedded source; on failure the build log
- * is in the message, which names `fn`, the call the user made. */
-static ndx_status build(const ndx_cl *cl, const char *fn, int wide, const char *name, int bits,
+/* Builds a program of the embedded source with build options `options`
+ * (ndx_cl_build_options); on failure the build log is in the message, which
+ * names `fn`, the call the user made, and `kernel`, what it was to hold. */
+static ndx_status build(const ndx_cl *cl, const char *fn, const char *kernel, const char *options,
                         cl_program *out) {
-  char options[160];
-  ndx_cl_build_options(options, sizeof options, cl->shape == NDX_CL_SHAPE_GPU, wide, name, bits);
   const char *src = ndx_cl_copy_source;
   size_t len = ndx_cl_copy_source_size;
   cl_int e;
@@ -138,8 +143,8 @@ static ndx_status build(const ndx_cl *cl, const char *fn, int wide, const char *
       n = 0;
     log[n] = '\0';
   }
-  ndx_set_error(NDX_EDEVICE, "%s: clBuildProgram of ndx_%s (%s) failed: %d (%s); build log:\n%s",
-                fn, name, options, (int)e, ndx_cl_error_name(e), log ? log : "(none)");
+  ndx_set_error(NDX_EDEVICE, "%s: clBuildProgram of %s (%s) failed: %d (%s); build log:\n%s", fn,
+                kernel, options, (int)e, ndx_cl_error_name(e), log ? log : "(none)");
   free(log);
   clReleaseProgram(p);
   return NDX_EDEVICE;
@@ -159,25 +164,21 @@ static double seconds_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The group's program of family `kind`, slot `w`, form `wide`; built the
- * first time, between the two calls of cl's build callback. */
-static ndx_status group_program(ndx_cl *cl, const char *fn, int wide, int kind, int w,
-                                cl_program *out) {
+/* The group's program in `slot`, built the first time with `options`
+ * between the two calls of cl's build callback, which is told `ev`. */
+static ndx_status group_program(ndx_cl *cl, const char *fn, cl_program *slot, ndx_cl_build_event ev,
+                                const char *options, cl_program *out) {
   ndx_cl_group *g = cl->group;
   pthread_mutex_lock(&g->build);
   ndx_status s = NDX_OK;
-  cl_program *slot = &g->program[cl->shape][wide][kind][w];
   if (!*slot) {
     pthread_mutex_lock(&cl->lock);
     ndx_cl_build_fn *on_build = cl->on_build;
     void *user = cl->on_build_user;
     pthread_mutex_unlock(&cl->lock);
-    char kernel[32];
-    snprintf(kernel, sizeof kernel, "ndx_%s", families[kind].name);
-    ndx_cl_build_event ev = {kernel, families[kind].widths ? 1 << w : 0, wide, 0, 0.0, NDX_OK};
     double t0 = seconds_now();
     if (on_build) on_build(user, &ev);
-    s = build(cl, fn, wide, families[kind].name, ev.bits, slot);
+    s = build(cl, fn, ev.kernel, options, slot);
     ev.done = 1;
     ev.seconds = seconds_now() - t0;
     ev.status = s;
@@ -186,6 +187,34 @@ static ndx_status group_program(ndx_cl *cl, const char *fn, int wide, int kind, 
   *out = *slot;
   pthread_mutex_unlock(&g->build);
   return s;
+}
+
+/* Kernel `name` of program p into cl's slots *ks and *ls, its local size
+ * the shape's, or less where the device caps it (another thread may have
+ * made it meanwhile: then that one), and into *kernel and *local. */
+static ndx_status cl_kernel_of(ndx_cl *cl, const char *fn, cl_program p, const char *name,
+                               cl_kernel *ks, size_t *ls, cl_kernel *kernel, size_t *local) {
+  cl_int e;
+  cl_kernel k = clCreateKernel(p, name, &e);
+  if (e != CL_SUCCESS) return ndx_cl_fail(fn, "clCreateKernel", e);
+  size_t wg = 0;
+  e = clGetKernelWorkGroupInfo(k, cl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+  if (e != CL_SUCCESS) {
+    clReleaseKernel(k);
+    return ndx_cl_fail(fn, "clGetKernelWorkGroupInfo", e);
+  }
+  pthread_mutex_lock(&cl->lock);
+  if (!*ks) {
+    *ks = k;
+    size_t want = cl->shape == NDX_CL_SHAPE_GPU ? NDX_CL_GPU_LOCAL_SIZE : NDX_CL_LOCAL_SIZE;
+    *ls = wg < want && wg > 0 ? wg : want;
+    k = NULL;
+  }
+  *kernel = *ks;
+  *local = *ls;
+  pthread_mutex_unlock(&cl->lock);
+  if (k) clReleaseKernel(k);
+  return NDX_OK;
 }
 
 ndx_status ndx_cl_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int bits,
@@ -197,32 +226,42 @@ ndx_status ndx_cl_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int bit
   pthread_mutex_unlock(&cl->lock);
   if (*kernel) return NDX_OK;
 
-  cl_program p;
-  ndx_status s = group_program(cl, fn, wide, kind, w, &p);
-  if (s != NDX_OK) return s;
-  char name[32];
+  char name[32], options[160];
   snprintf(name, sizeof name, "ndx_%s", families[kind].name);
-  cl_int e;
-  cl_kernel k = clCreateKernel(p, name, &e);
-  if (e != CL_SUCCESS) return ndx_cl_fail(fn, "clCreateKernel", e);
-  size_t wg = 0;
-  e = clGetKernelWorkGroupInfo(k, cl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-  if (e != CL_SUCCESS) {
-    clReleaseKernel(k);
-    return ndx_cl_fail(fn, "clGetKernelWorkGroupInfo", e);
-  }
+  ndx_cl_build_event ev = {name, families[kind].widths ? 1 << w : 0, wide, 0, 0.0, NDX_OK};
+  ndx_cl_build_options(options, sizeof options, cl->shape == NDX_CL_SHAPE_GPU, wide,
+                       families[kind].name, ev.bits);
+  cl_program p;
+  ndx_status s =
+      group_program(cl, fn, &cl->group->program[cl->shape][wide][kind][w], ev, options, &p);
+  if (s != NDX_OK) return s;
+  return cl_kernel_of(cl, fn, p, name, &cl->kernel[wide][kind][w], &cl->local[wide][kind][w],
+                      kernel, local);
+}
+
+ndx_status ndx_cl_convert_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int src_t,
+                                 int dst_t, cl_kernel *kernel, size_t *local) {
   pthread_mutex_lock(&cl->lock);
-  if (!cl->kernel[wide][kind][w]) { /* else another thread made it meanwhile */
-    cl->kernel[wide][kind][w] = k;
-    size_t want = cl->shape == NDX_CL_SHAPE_GPU ? NDX_CL_GPU_LOCAL_SIZE : NDX_CL_LOCAL_SIZE;
-    cl->local[wide][kind][w] = wg < want && wg > 0 ? wg : want;
-    k = NULL;
-  }
-  *kernel = cl->kernel[wide][kind][w];
-  *local = cl->local[wide][kind][w];
+  *kernel = cl->convert[wide][kind][src_t][dst_t];
+  *local = cl->convert_local[wide][kind][src_t][dst_t];
   pthread_mutex_unlock(&cl->lock);
-  if (k) clReleaseKernel(k);
-  return NDX_OK;
+  if (*kernel) return NDX_OK;
+
+  const char *family = kind == NDX_CL_CONVERT_BYTES ? "convert_bytes" : "convert";
+  char name[32], what[64], options[200];
+  snprintf(name, sizeof name, "ndx_%s", family);
+  snprintf(what, sizeof what, "ndx_%s %s to %s", family, ndx_dtype_name((ndx_dtype)src_t),
+           ndx_dtype_name((ndx_dtype)dst_t));
+  ndx_cl_build_options(options, sizeof options, cl->shape == NDX_CL_SHAPE_GPU, wide, family, 0);
+  size_t n = strlen(options);
+  snprintf(options + n, sizeof options - n, " -DNDX_SRC_T=%d -DNDX_DST_T=%d", src_t, dst_t);
+  ndx_cl_build_event ev = {what, 0, wide, 0, 0.0, NDX_OK};
+  cl_program p;
+  ndx_status s = group_program(cl, fn, &cl->group->convert[cl->shape][wide][kind][src_t][dst_t], ev,
+                               options, &p);
+  if (s != NDX_OK) return s;
+  return cl_kernel_of(cl, fn, p, name, &cl->convert[wide][kind][src_t][dst_t],
+                      &cl->convert_local[wide][kind][src_t][dst_t], kernel, local);
 }
 
 void ndx_cl_release_kernels(ndx_cl *cl) {
@@ -230,4 +269,7 @@ void ndx_cl_release_kernels(ndx_cl *cl) {
     for (int k = 0; k < NDX_CL_KINDS; k++)
       for (int w = 0; w < NDX_CL_WIDTHS; w++)
         if (cl->kernel[f][k][w]) clReleaseKernel(cl->kernel[f][k][w]);
+  cl_kernel *conv = &cl->convert[0][0][0][0];
+  for (size_t i = 0; i < sizeof cl->convert / sizeof *conv; i++)
+    if (conv[i]) clReleaseKernel(conv[i]);
 }

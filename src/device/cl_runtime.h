@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "cl_internal.h"
+#include "host/copy_plan.h"
 #include "host/index_plan.h"
 
 #ifndef NDX_BOUNDS_CHECK
@@ -26,6 +27,14 @@ enum ndx_cl_kind {
   NDX_CL_KINDS
 };
 #define NDX_CL_WIDTHS 8 /* log2 of 1 .. 128 */
+
+/* The conversion kernels (kernels/ndx_convert.cl), one per pair of types. */
+enum ndx_cl_convert_kind {
+  NDX_CL_CONVERT,       /* ndx_convert: destinations of 8 bits and up */
+  NDX_CL_CONVERT_BYTES, /* ndx_convert_bytes: 4-bit destinations */
+  NDX_CL_CONVERT_KINDS
+};
+#define NDX_CL_DTYPES 18 /* ndx_dtype's values */
 
 /* A status buffer on its way back to the host: a kernel's bounds-check
  * status (kernels/ndx_copy.cl; `kernel` and `size` name it), or the index
@@ -53,6 +62,9 @@ struct ndx_cl {
   struct ndx_cl_group *group; /* the programs of context and device (cl_program.c) */
   cl_kernel kernel[2][NDX_CL_KINDS][NDX_CL_WIDTHS]; /* NULL until first needed */
   size_t local[2][NDX_CL_KINDS][NDX_CL_WIDTHS];
+  /* [wide][family][source type][destination type], NULL until first needed */
+  cl_kernel convert[2][NDX_CL_CONVERT_KINDS][NDX_CL_DTYPES][NDX_CL_DTYPES];
+  size_t convert_local[2][NDX_CL_CONVERT_KINDS][NDX_CL_DTYPES][NDX_CL_DTYPES];
   cl_ulong max_constant;
   cl_ulong stream_bytes; /* a gather writing this many bytes streams them (cl_tuning.h) */
   pthread_mutex_t lock;  /* `kernel`, kernel arguments and enqueues; the report lists */
@@ -65,6 +77,23 @@ struct ndx_cl {
 
 /* A buffer argument: its root buffer (itself, or a sub-buffer's parent), its
  * first byte's offset there and its size. */
+/* A copy plan (cl.c), or a conversion's (cl_convert.c): what it enqueues
+ * and the bytes each side touches. */
+struct ndx_cl_plan {
+  ndx_cl *cl;
+  ndx_copy_path path;
+  int wide;
+  bool unchecked;       /* NDX_CL_PLAN_UNCHECKED */
+  char kernel_name[64]; /* in bounds-check reports */
+  cl_kernel kernel;
+  cl_mem launch; /* the launch descriptor and the pack (kernels/ndx_launch.h) */
+  size_t items, global, local;
+  cl_long chunk;
+  size_t dst_off, src_off, bytes; /* the buffer path */
+  int64_t dst_lo, dst_end;        /* bytes each layout's span touches */
+  int64_t src_lo, src_end;
+};
+
 typedef struct ndx_cl_buffer {
   cl_mem root;
   size_t offset;
@@ -94,9 +123,24 @@ ndx_status ndx_cl_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int bit
                          cl_kernel *kernel, size_t *local);
 
 /* Releases the kernel objects cl has made. */
+/* The conversion kernel of family `kind` (enum ndx_cl_convert_kind) from
+ * type src_t to dst_t in form `wide`, built on first use as ndx_cl_kernel
+ * builds a copy kernel. */
+ndx_status ndx_cl_convert_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int src_t,
+                                 int dst_t, cl_kernel *kernel, size_t *local);
+
 void ndx_cl_release_kernels(ndx_cl *cl);
 
 /* NDX_EINVAL unless `queue` is of cl's context and device. */
+/* ndx_cl_plan_enqueue and ndx_cl_copy for call `fn`, the one their
+ * messages name. */
+ndx_status ndx_cl_plan_enqueue_as(const char *fn, const ndx_cl_plan *plan, cl_command_queue queue,
+                                  cl_mem dst, cl_mem src, cl_uint nwait, const cl_event *wait,
+                                  cl_event *done);
+ndx_status ndx_cl_copy_as(const char *fn, ndx_cl *cl, cl_command_queue queue, cl_mem dst,
+                          const ndx_layout *dst_l, cl_mem src, const ndx_layout *src_l, int bits,
+                          cl_uint nwait, const cl_event *wait, cl_event *done);
+
 ndx_status ndx_cl_check_queue(const ndx_cl *cl, const char *fn, cl_command_queue queue);
 
 /* Checks that `mem` is a buffer of cl's context and (unless `unchecked`)

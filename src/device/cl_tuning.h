@@ -57,4 +57,9 @@
  * unit), so that a huge copy costs no more launch than a big one. */
 #define NDX_CL_GPU_MAX_GROUPS 65536
 
+/* Conversions, cpu shape: elements a work-item converts (destination bytes
+ * of a 4-bit destination: half as many), as many as a gather's chunk moves
+ * in bytes for the widest pair. */
+#define NDX_CL_CONVERT_ELEMS 1024
+
 #endif /* NDX_CL_TUNING_H */

@@ -1,0 +1,57 @@
+/* ndx_convert.cl: ndx's conversion kernels, thin wrappers over the bodies
+ * of ndx_convert_items.h, after ndx_copy.cl in the one embedded source.
+ *
+ * Each program holds one kernel for one pair of types: its build defines
+ * NDX_KERNEL_<name>, NDX_SRC_T and NDX_DST_T (ndx_dtype's values, the
+ * NDX_DT_ names of ndx_convert.h), NDX_WIDE and, for the gpu shape,
+ * NDX_SHAPE_GPU (src/device/cl_program.c). Both take the launch descriptor
+ * with the pack of ndx_pack_copy after it, as the copy kernels do, and the
+ * same arguments (and, in the bounds-check build, the same three more):
+ *   ndx_convert        destinations of 8 bits and up: the cpu shape's
+ *                      work-item i converts C-order elements [i*chunk,
+ *                      (i+1)*chunk), the gpu shape's every launch-size-th
+ *                      element from its global id;
+ *   ndx_convert_bytes  4-bit destinations: destination bytes from the
+ *                      descriptor's `first`, the cpu shape's `chunk` of them
+ *                      a work-item, the gpu shape's one at a time. */
+#include "ndx_convert_items.h"
+
+#if defined(NDX_KERNEL_convert) || defined(NDX_KERNEL_convert_bytes)
+#ifdef NDX_BOUNDS_CHECK
+#define NDX_CONVERT_GUARD                                                                          \
+  ndx_gpu_guard g = {{dst_size, src_size}, status, (long)get_global_id(0)};
+#else
+#define NDX_CONVERT_GUARD ndx_gpu_guard g = {0};
+#endif
+#endif
+
+#ifdef NDX_KERNEL_convert
+__kernel void ndx_convert(NDX_LAUNCH_ARGS) {
+  __constant const ndx_pack_head *p = ndx_launch_pack(d);
+  NDX_CONVERT_GUARD
+#ifdef NDX_SHAPE_GPU
+  for (long i = (long)get_global_id(0); i < p->numel; i += (long)get_global_size(0))
+    ndx_convert_element_wN(p, dst, src, i, NDX_SRC_T, NDX_DST_T, &g);
+#else
+  long i0 = (long)get_global_id(0) * d->chunk;
+  if (i0 < p->numel)
+    ndx_convert_run_wN(p, dst, src, i0, min(i0 + d->chunk, (long)p->numel), NDX_SRC_T, NDX_DST_T,
+                       &g);
+#endif
+}
+#endif
+
+#ifdef NDX_KERNEL_convert_bytes
+__kernel void ndx_convert_bytes(NDX_LAUNCH_ARGS) {
+  __constant const ndx_pack_head *p = ndx_launch_pack(d);
+  NDX_CONVERT_GUARD
+#ifdef NDX_SHAPE_GPU
+  for (long u = (long)get_global_id(0); u < d->units; u += (long)get_global_size(0))
+    ndx_convert_byte_wN(p, dst, src, d->first + u, NDX_SRC_T, NDX_DST_T, &g);
+#else
+  long u0 = (long)get_global_id(0) * d->chunk;
+  for (long u = u0; u < d->units && u < u0 + d->chunk; u++)
+    ndx_convert_byte_wN(p, dst, src, d->first + u, NDX_SRC_T, NDX_DST_T, &g);
+#endif
+}
+#endif

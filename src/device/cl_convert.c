@@ -1,0 +1,114 @@
+/* cl_convert.c: ndx_cl_convert, a copy that converts each element's value
+ * between two number types (ndx_dtype.h; the rules: kernels/ndx_convert.h).
+ *
+ * A conversion is planned as a copy is (the shared planner, host/
+ * copy_plan.h: arguments checked once, the pair coalesced and normalized
+ * for the destination, the pack written at the end), at the destination's
+ * width, and runs one kernel of kernels/ndx_convert.cl for its pair of
+ * types: ndx_convert element by element for destinations of 8 bits and up,
+ * ndx_convert_bytes a destination byte at a time for 4-bit destinations,
+ * so that no two work-items write one byte. The geometry is the shape's:
+ * the cpu shape gives each work-item NDX_CL_CONVERT_ELEMS elements (or half
+ * as many destination bytes), the gpu shape one unit at a time over the
+ * launch (cl_tuning.h). Enqueueing is the copy's (ndx_cl_plan_enqueue_as):
+ * the same buffer checks, bounds-check reports and events. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cl_runtime.h"
+#include "cl_tuning.h"
+#include "host/launch.h"
+#include "host/ndx_internal.h"
+#include "ndx/ndx_dtype.h"
+#include "ndx_copy_geometry.h"
+#include "ndx_launch.h"
+
+/* The plan of a conversion from src_l (type st) to dst_l (type dt), st
+ * and dt distinct valid types, into *plan; its launch buffer is the
+ * caller's to release. */
+static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst_l, ndx_dtype dt,
+                               const ndx_layout *src_l, ndx_dtype st, ndx_cl_plan *plan) {
+  int db = ndx_dtype_bits(dt), sb = ndx_dtype_bits(st);
+  memset(plan, 0, sizeof *plan);
+  plan->cl = cl;
+  ndx_copy_plan p;
+  ndx_status s = ndx_copy_plan_make(&p, fn, dst_l, src_l, db, &ndx_gpu_caps, 0);
+  if (s != NDX_OK) return s;
+  plan->dst_lo = p.dst_lo, plan->dst_end = p.dst_end;
+  if (p.q.numel == 0) {
+    plan->path = NDX_PATH_EMPTY;
+    return NDX_OK;
+  }
+  int64_t lo, hi;
+  ndx_operands_span(&p.q, 1, &lo, &hi);
+  plan->src_lo = lo * sb / 8, plan->src_end = (hi * sb + 7) / 8;
+  size_t launch_size = sizeof(ndx_launch) + ndx_pack_size(&p.q, p.wide);
+  if (launch_size > cl->max_constant)
+    return ndx_set_error(NDX_EUNSUPPORTED,
+                         "%s: the launch descriptor and packed layouts take %zu bytes, past the "
+                         "device's constant buffer size %llu",
+                         fn, launch_size, (unsigned long long)cl->max_constant);
+  int kind = db < 8 ? NDX_CL_CONVERT_BYTES : NDX_CL_CONVERT;
+  plan->path = NDX_PATH_GATHER;
+  plan->wide = p.wide;
+  s = ndx_cl_convert_kernel(cl, fn, p.wide, kind, (int)st, (int)dt, &plan->kernel, &plan->local);
+  if (s != NDX_OK) return s;
+  snprintf(plan->kernel_name, sizeof plan->kernel_name, "ndx_%s from %s to %s",
+           kind == NDX_CL_CONVERT_BYTES ? "convert_bytes" : "convert", ndx_dtype_name(st),
+           ndx_dtype_name(dt));
+
+  uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
+  ndx_launch *d = (ndx_launch *)buf;
+  memset(d, 0, sizeof *d);
+  d->units = p.q.numel;
+  d->chunk = NDX_CL_CONVERT_ELEMS;
+  if (kind == NDX_CL_CONVERT_BYTES) {
+    int64_t end;
+    ndx_operands_span(&p.q, 0, &lo, &hi);
+    ndx_bytes_span(lo, hi, db, &d->first, &end);
+    d->units = end - d->first;
+    d->chunk = NDX_CL_CONVERT_ELEMS / 2;
+  }
+  int64_t items = ndx_ceil_div(d->units, d->chunk);
+  if (cl->shape == NDX_CL_SHAPE_GPU) {
+    int64_t groups = ndx_ceil_div(d->units, (int64_t)plan->local);
+    items =
+        (groups < NDX_CL_GPU_MAX_GROUPS ? groups : NDX_CL_GPU_MAX_GROUPS) * (int64_t)plan->local;
+  }
+  plan->items = (size_t)items;
+  plan->global = ndx_round_up((size_t)items, plan->local);
+  plan->chunk = d->chunk;
+  s = ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d);
+  cl_int e = CL_SUCCESS;
+  if (s == NDX_OK)
+    plan->launch =
+        clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, launch_size, buf, &e);
+  if (s == NDX_OK && e != CL_SUCCESS) s = ndx_cl_fail(fn, "clCreateBuffer", e);
+  return s;
+}
+
+ndx_status ndx_cl_convert(ndx_cl *cl, cl_command_queue queue, cl_mem dst, const ndx_layout *dst_l,
+                          ndx_dtype dst_t, cl_mem src, const ndx_layout *src_l, ndx_dtype src_t,
+                          cl_uint nwait, const cl_event *wait, cl_event *done) {
+  static const char fn[] = "ndx_cl_convert";
+  if (ndx_dtype_bits(dst_t) == 0 || ndx_dtype_bits(src_t) == 0)
+    return ndx_set_error(NDX_EINVAL, "%s: %s is %d, not an ndx_dtype (0 .. %d)", fn,
+                         ndx_dtype_bits(dst_t) == 0 ? "dst_t" : "src_t",
+                         ndx_dtype_bits(dst_t) == 0 ? (int)dst_t : (int)src_t, NDX_CL_DTYPES - 1);
+  if (dst_t == src_t)
+    return ndx_cl_copy_as(fn, cl, queue, dst, dst_l, src, src_l, ndx_dtype_bits(dst_t), nwait, wait,
+                          done);
+  if (!cl || !queue || !dst || !src || !dst_l || !src_l)
+    return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn,
+                         !cl      ? "cl"
+                         : !queue ? "queue"
+                         : !dst   ? "dst"
+                         : !src   ? "src"
+                         : !dst_l ? "dst_l"
+                                  : "src_l");
+  ndx_cl_plan plan;
+  ndx_status s = convert_plan(fn, cl, dst_l, dst_t, src_l, src_t, &plan);
+  if (s == NDX_OK) s = ndx_cl_plan_enqueue_as(fn, &plan, queue, dst, src, nwait, wait, done);
+  if (plan.launch) clReleaseMemObject(plan.launch);
+  return s;
+}

@@ -1,0 +1,235 @@
+/* test_cl_convert.c: ndx_cl_convert on the OpenCL device, in the shape the
+ * device picks or NDX_CL_SHAPE gives (meson runs it in both).
+ *
+ * Every ordered pair of the 18 types converts a random layout pair of
+ * random source bits (NaN payloads, subnormals and values past every range
+ * among them) and the whole destination buffer, bytes outside the layout
+ * and the other nibble of a shared byte included, must equal the host
+ * reference (convert_ref.h, independent of the kernels' ndx_convert.h).
+ * Then the layouts ndx_cl_copy takes that stress a conversion's own
+ * paths: flips, broadcasts, 4-bit elements starting inside a byte, rank 0
+ * and rank 32, the 64-bit index form; and the refusals, each of which
+ * writes nothing. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndx/ndx_cl.h"
+
+#include "cl_env.h"
+#include "convert_ref.h"
+#include "oracle.h"
+
+static cl_env env;
+
+static void setup(void) {
+  cl_env_open(&env);
+}
+
+static void teardown(void) {
+  cl_env_close(&env);
+}
+
+TestSuite(cl_convert, .init = setup, .fini = teardown);
+
+static uint8_t pattern(size_t i) {
+  return (uint8_t)(0x5a ^ (i * 29));
+}
+
+/* Converts `s` (type st) into `d` (type dt) on the device and compares the
+ * whole destination buffer, margin included, with the reference. */
+static void check_convert(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx_dtype st,
+                          uint64_t seed) {
+  int db = ndx_dtype_bits(dt), sb = ndx_dtype_bits(st);
+  oracle_rng r = {seed};
+  size_t nd = cl_env_buffer_bytes(d, db), ns = cl_env_buffer_bytes(s, sb);
+  uint8_t *src = malloc(ns), *want = malloc(nd), *got = malloc(nd);
+  cr_assert(src && want && got);
+  for (size_t i = 0; i < ns; i++) src[i] = (uint8_t)oracle_next(&r);
+  for (size_t i = 0; i < nd; i++) want[i] = pattern(i);
+  cl_mem ms = cl_env_buffer(&env, ns, src), md = cl_env_buffer(&env, nd, want);
+  int64_t n = oracle_numel(d);
+  for (int64_t k = 0; k < n; k++)
+    ref_convert_elem(want, oracle_position_of(d, k), dt, src, oracle_position_of(s, k), st);
+  cl_event done = NULL;
+  ndx_status stat = ndx_cl_convert(env.cl, env.queue, md, d, dt, ms, s, st, 0, NULL, &done);
+  char dtext[256], stext[256];
+  ndx_format(dtext, sizeof dtext, d);
+  ndx_format(stext, sizeof stext, s);
+  cr_assert_eq(stat, NDX_OK, "%s to %s, dst %s, src %s: %s", ndx_dtype_name(st), ndx_dtype_name(dt),
+               dtext, stext, ndx_last_error());
+  if (done) {
+    cr_assert_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+    clReleaseEvent(done);
+  }
+  cl_env_read(&env, md, nd, got);
+  for (size_t i = 0; i < nd; i++)
+    cr_assert_eq(got[i], want[i], "%s to %s, dst %s, src %s: byte %zu is 0x%02x, want 0x%02x",
+                 ndx_dtype_name(st), ndx_dtype_name(dt), dtext, stext, i, got[i], want[i]);
+  clReleaseMemObject(ms);
+  clReleaseMemObject(md);
+  free(src), free(want), free(got);
+}
+
+/* A random view of `shape` for a destination (distinct: a view of a
+ * bigger buffer in some memory order, steps of 1 or 2, flips) or a source
+ * (any strides, broadcasts and repeats included). */
+static ndx_layout view_of(oracle_rng *r, int rank, const int64_t *shape, bool distinct) {
+  if (!distinct) return oracle_random_layout_of_shape(r, rank, shape, 5, 3);
+  ndx_layout l;
+  do l = oracle_view_layout_of_shape(r, rank, shape);
+  while (!ndx_is_distinct(&l));
+  return l;
+}
+
+Test(cl_convert, every_pair_random_layouts_and_bits, .timeout = 900) {
+  cl_env_need(&env);
+  oracle_rng r = {32};
+  for (int st = 0; st < 18; st++)
+    for (int dt = 0; dt < 18; dt++) {
+      int64_t shape[NDX_MAX_RANK];
+      int rank = oracle_random_shape(&r, 4, 9, 8, shape);
+      ndx_layout d = view_of(&r, rank, shape, true), s = view_of(&r, rank, shape, false);
+      check_convert(&d, (ndx_dtype)dt, &s, (ndx_dtype)st, (uint64_t)(st * 18 + dt + 1));
+    }
+}
+
+static ndx_layout make(int rank, const int64_t *shape, const int64_t *strides, int64_t offset) {
+  ndx_layout l;
+  cr_assert_eq(ndx_make(&l, rank, shape, strides, offset), NDX_OK, "%s", ndx_last_error());
+  return l;
+}
+
+static ndx_layout contiguous(int rank, const int64_t *shape, int64_t offset) {
+  ndx_layout c, l;
+  cr_assert_eq(ndx_contiguous(&c, rank, shape), NDX_OK);
+  l = make(rank, shape, c.strides, offset);
+  return l;
+}
+
+/* The pairs the layouts below run: each direction of the formats a backend
+ * converts most, and the 4-bit types on either side. */
+static const ndx_dtype pairs[][2] = {
+    {NDX_F32, NDX_BF16},     {NDX_BF16, NDX_F32},   {NDX_F32, NDX_F16},
+    {NDX_F32, NDX_F8E4M3FN}, {NDX_F8E5M2, NDX_F32}, {NDX_F4E2M1FN, NDX_F16},
+    {NDX_F16, NDX_F4E2M1FN}, {NDX_I8, NDX_F32},     {NDX_U4, NDX_I4},
+    {NDX_F64, NDX_I64},      {NDX_I4, NDX_U8},      {NDX_BOOL, NDX_F4E2M1FN},
+};
+#define NPAIRS (sizeof pairs / sizeof pairs[0])
+
+Test(cl_convert, flips_broadcasts_transposes_and_odd_starts) {
+  cl_env_need(&env);
+  for (size_t k = 0; k < NPAIRS; k++) {
+    ndx_dtype st = pairs[k][0], dt = pairs[k][1];
+    uint64_t seed = 100 + k;
+    /* a transposed source, both ways round */
+    ndx_layout d = contiguous(2, (int64_t[]){37, 29}, 1);
+    ndx_layout s = make(2, (int64_t[]){37, 29}, (int64_t[]){1, 37}, 3);
+    check_convert(&d, dt, &s, st, seed);
+    /* a flip on both sides, a 4-bit element starting inside a byte */
+    d = make(2, (int64_t[]){5, 33}, (int64_t[]){-34, -1}, 4 * 34 + 32 + 1);
+    s = make(2, (int64_t[]){5, 33}, (int64_t[]){33, -1}, 32 + 3);
+    check_convert(&d, dt, &s, st, seed + 1);
+    /* a broadcast source row, a step-2 destination */
+    d = make(2, (int64_t[]){6, 40}, (int64_t[]){80, 2}, 1);
+    s = make(2, (int64_t[]){6, 40}, (int64_t[]){0, 1}, 1);
+    check_convert(&d, dt, &s, st, seed + 2);
+    /* rank 0 */
+    d = make(0, NULL, NULL, 3);
+    s = make(0, NULL, NULL, 5);
+    check_convert(&d, dt, &s, st, seed + 3);
+    /* rank 32: every other axis extent 2, the source reversed */
+    int64_t shape[32], ds[32], ss[32], acc = 1;
+    for (int a = 31; a >= 0; a--) {
+      shape[a] = a % 8 == 0 ? 2 : 1;
+      ds[a] = shape[a] > 1 ? acc : 0;
+      acc *= shape[a];
+    }
+    for (int a = 0; a < 32; a++) ss[a] = shape[a] > 1 ? -ds[a] : 0;
+    d = make(32, shape, ds, 0);
+    s = make(32, shape, ss, acc - 1);
+    check_convert(&d, dt, &s, st, seed + 4);
+    /* empty */
+    d = contiguous(2, (int64_t[]){0, 7}, 0);
+    s = contiguous(2, (int64_t[]){0, 7}, 0);
+    check_convert(&d, dt, &s, st, seed + 5);
+  }
+}
+
+Test(cl_convert, a_4_bit_destination_keeps_the_nibble_it_does_not_own) {
+  cl_env_need(&env);
+  /* every other nibble of a buffer, from odd and even starts */
+  for (int64_t off = 0; off < 4; off++) {
+    ndx_layout d = make(1, (int64_t[]){45}, (int64_t[]){2}, off);
+    ndx_layout s = contiguous(1, (int64_t[]){45}, 0);
+    check_convert(&d, NDX_F4E2M1FN, &s, NDX_F32, 200 + (uint64_t)off);
+    check_convert(&d, NDX_I4, &s, NDX_I16, 210 + (uint64_t)off);
+  }
+}
+
+Test(cl_convert, the_same_type_is_the_copy) {
+  cl_env_need(&env);
+  ndx_layout d = contiguous(2, (int64_t[]){9, 11}, 0);
+  ndx_layout s = make(2, (int64_t[]){9, 11}, (int64_t[]){1, 9}, 2);
+  for (int t = 0; t < 18; t++) check_convert(&d, (ndx_dtype)t, &s, (ndx_dtype)t, 300 + t);
+  /* and its refusals name ndx_cl_convert */
+  ndx_layout small = contiguous(1, (int64_t[]){3}, 0);
+  cl_mem m = cl_env_buffer(&env, 64, NULL);
+  cr_assert_eq(ndx_cl_convert(env.cl, env.queue, m, &d, NDX_F32, m, &small, NDX_F32, 0, NULL, NULL),
+               NDX_EINVAL);
+  cr_assert(strstr(ndx_last_error(), "ndx_cl_convert"), "%s", ndx_last_error());
+  clReleaseMemObject(m);
+}
+
+/* Expects ndx_cl_convert to refuse with `want`, its message holding each of
+ * `words`, and the destination buffer (filled with the pattern) and *done
+ * untouched. */
+static void expect_refusal(ndx_status want, const ndx_layout *d, ndx_dtype dt, const ndx_layout *s,
+                           ndx_dtype st, size_t nd, size_t ns, bool one_buffer,
+                           const char *const *words) {
+  uint8_t *before = malloc(nd), *after = malloc(nd);
+  cr_assert(before && after);
+  for (size_t i = 0; i < nd; i++) before[i] = pattern(i);
+  cl_mem md = cl_env_buffer(&env, nd, before), ms = one_buffer ? md : cl_env_buffer(&env, ns, NULL);
+  cl_event done = (cl_event)&done;
+  ndx_status got = ndx_cl_convert(env.cl, env.queue, md, d, dt, ms, s, st, 0, NULL, &done);
+  cr_assert_eq(got, want, "status %d, want %d: %s", got, want, ndx_last_error());
+  cr_assert_eq(done, (cl_event)&done, "*done untouched");
+  for (const char *const *w = words; *w; w++)
+    cr_assert(strstr(ndx_last_error(), *w), "want \"%s\" in: %s", *w, ndx_last_error());
+  cr_assert_eq(clFinish(env.queue), CL_SUCCESS);
+  cl_env_read(&env, md, nd, after);
+  cr_assert(memcmp(before, after, nd) == 0, "the destination is untouched");
+  if (!one_buffer) clReleaseMemObject(ms);
+  clReleaseMemObject(md);
+  free(before), free(after);
+}
+
+Test(cl_convert, refusals_name_the_call_and_write_nothing) {
+  cl_env_need(&env);
+  ndx_layout d = contiguous(2, (int64_t[]){4, 6}, 0), s = contiguous(2, (int64_t[]){4, 6}, 0);
+  expect_refusal(NDX_EINVAL, &d, (ndx_dtype)18, &s, NDX_F32, 128, 128, false,
+                 (const char *const[]){"ndx_cl_convert", "dst_t is 18", NULL});
+  expect_refusal(NDX_EINVAL, &d, NDX_BF16, &s, (ndx_dtype)-1, 128, 128, false,
+                 (const char *const[]){"ndx_cl_convert", "src_t is -1", NULL});
+  ndx_layout other = contiguous(2, (int64_t[]){6, 4}, 0);
+  expect_refusal(NDX_EINVAL, &d, NDX_BF16, &other, NDX_F32, 128, 128, false,
+                 (const char *const[]){"ndx_cl_convert", "shape", NULL});
+  ndx_layout repeat = make(2, (int64_t[]){4, 6}, (int64_t[]){0, 1}, 0);
+  expect_refusal(NDX_EINVAL, &repeat, NDX_BF16, &s, NDX_F32, 128, 128, false,
+                 (const char *const[]){"ndx_cl_convert", "dst", NULL});
+  /* one buffer: f32 source bytes [0, 96), bf16 destination bytes [80, 128) */
+  ndx_layout over = contiguous(2, (int64_t[]){4, 6}, 40);
+  expect_refusal(NDX_EINVAL, &over, NDX_BF16, &s, NDX_F32, 256, 256, true,
+                 (const char *const[]){"ndx_cl_convert", "dst and src", "[80, 96)", NULL});
+  /* a destination of 24 f64 (192 bytes) in 128 */
+  expect_refusal(NDX_ERANGE, &d, NDX_F64, &s, NDX_F32, 128, 128, false,
+                 (const char *const[]){"ndx_cl_convert", "dst needs 192 bytes", NULL});
+  /* a source of 24 i64 in 128 */
+  expect_refusal(NDX_ERANGE, &d, NDX_F32, &s, NDX_I64, 128, 128, false,
+                 (const char *const[]){"ndx_cl_convert", "src needs 192 bytes", NULL});
+  cr_assert_eq(
+      ndx_cl_convert(NULL, env.queue, NULL, &d, NDX_F32, NULL, &s, NDX_BF16, 0, NULL, NULL),
+      NDX_EINVAL);
+  cr_assert(strstr(ndx_last_error(), "ndx_cl_convert: cl is NULL"), "%s", ndx_last_error());
+}
