@@ -39,6 +39,9 @@ static const char usage_text[] =
     "  pack --copy [--bits N] DST SRC   the packed form of a copy (ndx_pack_copy)\n"
     "  copy [--device N] [--bits N] DST SRC\n"
     "                                   one ndx_cl_copy on an OpenCL device, verified\n"
+    "  convert [--device N] --from TYPE --to TYPE DST SRC\n"
+    "                                   one ndx_cl_convert (values between number types), "
+    "verified\n"
     "  gather --axis A DST SRC INDEX    one ndx_cl_gather on an OpenCL device, verified\n"
     "  scatter --axis A DST SRC INDEX   one ndx_cl_scatter on an OpenCL device, verified\n"
     "  bench [ARGS...]                  runs ndx-bench (ndx bench --help for its options)\n"
@@ -47,7 +50,7 @@ static const char usage_text[] =
     "  help [COMMAND]                   this text, or COMMAND's\n"
 #ifndef NDX_TOOL_HAVE_OPENCL
     "\n"
-    "This ndx was built without OpenCL: copy, gather, scatter and devices are not\n"
+    "This ndx was built without OpenCL: copy, convert, gather, scatter and devices are not\n"
     "available, and demo shows the host side only.\n"
 #endif
     "\n"
@@ -854,17 +857,12 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"show", show_usage},
-    {"move", move_usage},
-    {"coalesce", coalesce_usage},
-    {"pack", tool_pack_usage},
-    {"copy", tool_copy_usage},
-    {"gather", tool_gather_usage},
-    {"scatter", tool_scatter_usage},
-    {"bench", tool_bench_usage},
-    {"devices", devices_usage},
-    {"demo", demo_usage},
-    {"help", help_usage},
+    {"show", show_usage},          {"move", move_usage},
+    {"coalesce", coalesce_usage},  {"pack", tool_pack_usage},
+    {"copy", tool_copy_usage},     {"convert", tool_convert_usage},
+    {"gather", tool_gather_usage}, {"scatter", tool_scatter_usage},
+    {"bench", tool_bench_usage},   {"devices", devices_usage},
+    {"demo", demo_usage},          {"help", help_usage},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -914,6 +912,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "coalesce") == 0) return cmd_coalesce(n, args);
   if (strcmp(cmd, "pack") == 0) return tool_cmd_pack(n, args);
   if (strcmp(cmd, "copy") == 0) return tool_cmd_copy(n, args);
+  if (strcmp(cmd, "convert") == 0) return tool_cmd_convert(n, args);
   if (strcmp(cmd, "gather") == 0) return tool_cmd_gather(n, args);
   if (strcmp(cmd, "scatter") == 0) return tool_cmd_scatter(n, args);
   if (strcmp(cmd, "bench") == 0) return tool_cmd_bench(n, args, argv[0]);

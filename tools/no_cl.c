@@ -1,6 +1,6 @@
 /* no_cl.c: the OpenCL commands of a tool built without OpenCL (meson
- * -Dopencl=disabled, or no OpenCL found). `copy`, `gather`, `scatter` and
- * `devices` say so and
+ * -Dopencl=disabled, or no OpenCL found). `copy`, `convert`, `gather`,
+ * `scatter` and `devices` say so and
  * exit 1, as a refusal; `demo` shows its host side and says what it left
  * out. The layout commands (show, move, coalesce, pack) need no device. */
 #include <stdio.h>
@@ -13,6 +13,12 @@ const char tool_copy_usage[] =
     "usage: ndx copy [--device N] [--bits N] DST SRC\n"
     "\n"
     "One ndx_cl_copy on an OpenCL device, verified against the host: not in this\n"
+    "build, which has no OpenCL. Rebuild ndx with OpenCL (meson -Dopencl=enabled).\n";
+
+const char tool_convert_usage[] =
+    "usage: ndx convert [--device N] --from TYPE --to TYPE DST SRC\n"
+    "\n"
+    "One ndx_cl_convert on an OpenCL device, verified against the host: not in this\n"
     "build, which has no OpenCL. Rebuild ndx with OpenCL (meson -Dopencl=enabled).\n";
 
 const char tool_gather_usage[] =
@@ -40,6 +46,11 @@ static int missing(const char *command) {
 int tool_cmd_copy(int argc, char **argv) {
   (void)argc, (void)argv;
   return missing("copy");
+}
+
+int tool_cmd_convert(int argc, char **argv) {
+  (void)argc, (void)argv;
+  return missing("convert");
 }
 
 int tool_cmd_gather(int argc, char **argv) {

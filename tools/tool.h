@@ -140,6 +140,7 @@ int tool_demo_device(void);
  * Each returns an exit code (or exits 2 on a malformed line; bench execs). */
 int tool_cmd_pack(int argc, char **argv);
 int tool_cmd_copy(int argc, char **argv);
+int tool_cmd_convert(int argc, char **argv);
 int tool_cmd_gather(int argc, char **argv);
 int tool_cmd_scatter(int argc, char **argv);
 int tool_cmd_bench(int argc, char **argv, const char *argv0);
@@ -157,6 +158,7 @@ int tool_cmd_bench(int argc, char **argv, const char *argv0);
  * and the speed). */
 extern const char tool_pack_usage[];
 extern const char tool_copy_usage[];
+extern const char tool_convert_usage[];
 extern const char tool_gather_usage[];
 extern const char tool_scatter_usage[];
 extern const char tool_bench_usage[];

@@ -47,7 +47,7 @@ typedef struct ndx_cl_report {
   cl_event read; /* the read-back of status into host */
   cl_uint host[8];
   const char *fn; /* the call that made it */
-  char kernel[64];
+  char kernel[80];
   size_t size[3]; /* dst's, src's and index's bytes */
   ndx_index_site site;
 } ndx_cl_report;
