@@ -24,8 +24,8 @@
  * (every element of small copies, a random sample of large ones) before it
  * is timed; a wrong result prints WRONG and no figure.
  *
- * With --cases TEXT only the copy, gather and scatter cases whose name
- * contains TEXT run (no per-call costs).
+ * With --cases TEXT only the copy, gather, scatter and conversion cases
+ * whose name contains TEXT run (no per-call costs).
  *
  * Output: a table on stdout, bench-cl.csv (the cases) and bench-cl-small.csv
  * (per-call costs, not with --cases) in the folder named by NDX_BENCH_OUT
@@ -39,7 +39,8 @@
  * (operations and their timing), bench_cl_check.c (the host check),
  * bench_cl_cases.c (targets and cases), bench_cl_peers.c (naive kernel,
  * CopyBufferRect, CLBlast), bench_cl_report.c (table, CSV, chart),
- * bench_cl_small.c (per-call costs); bench_cl.h declares what they share.
+ * bench_cl_small.c (per-call costs), bench_cl_index.c (gathers and
+ * scatters), bench_cl_convert.c (conversions); bench_cl.h declares what they share.
  * The prototype kernels that tuned ndx's own are not here: ndx-tune-cl
  * (tune_cl.c), built beside ndx-bench and not installed. */
 #include <stdio.h>
@@ -150,6 +151,7 @@ int bench_cl(const bench_opts *opts) {
   for (int i = 0; i < ncases; i++)
     if (case_selected(&e, &cases[i], opts->only)) run_case(&e, &cases[i]);
   run_index_cases(&e, opts->only);
+  run_convert_cases(&e, opts->only);
   bool csv_written = report_close(&e, csvp);
 
   if (!opts->only) run_small(&e);

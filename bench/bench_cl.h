@@ -79,7 +79,8 @@ typedef enum op_kind {
   OP_KERNEL,
   OP_COPYBUF,
   OP_RECT,
-  OP_CLBLAST
+  OP_CLBLAST,
+  OP_CONVERT
 } op_kind;
 
 typedef struct op {
@@ -87,8 +88,9 @@ typedef struct op {
   env *e;
   cl_mem dst, src;
   const ndx_cl_plan *plan;         /* OP_PLAN */
-  const ndx_layout *dst_l, *src_l; /* OP_COPY, OP_INDEX */
+  const ndx_layout *dst_l, *src_l; /* OP_COPY, OP_INDEX, OP_CONVERT */
   int bits;                        /* OP_COPY, OP_INDEX */
+  ndx_dtype dst_t, src_t;          /* OP_CONVERT */
   cl_mem index;                    /* OP_INDEX: ndx_cl_index_flags's arguments */
   const ndx_layout *index_l;
   int axis;
@@ -280,6 +282,12 @@ void report_written(const env *e);
 /* Measures and reports the gather and scatter cases (those whose name
  * contains `only`, when it is not NULL). */
 void run_index_cases(env *e, const char *only);
+
+/* ---- Conversions (bench_cl_convert.c) ------------------------------------------- */
+
+/* Measures and reports the conversion cases (those whose name contains
+ * `only`, when it is not NULL). */
+void run_convert_cases(env *e, const char *only);
 
 /* ---- Small copies: the cost of one call (bench_cl_small.c) ----------------------- */
 

@@ -28,6 +28,7 @@ static const target targets[] = {
     {"scatter-unique", 0.80, 0, ">=0.80"},
     {"scatter", 0.50, 0, ">=0.50"},
     {"index-check", 0.90, 0, ">=0.90 of unchecked"},
+    {"convert", 0.80, 0, ">=0.80 of copy"},
 };
 
 const target *find_target(const char *group) {

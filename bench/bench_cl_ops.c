@@ -1,5 +1,5 @@
-/* bench_cl_ops.c: one timed operation of `ndx-bench --cl` (an ndx plan or
- * ndx_cl_copy call, a raw kernel, clEnqueueCopyBuffer, clEnqueueCopyBufferRect
+/* bench_cl_ops.c: one timed operation of `ndx-bench --cl` (an ndx plan,
+ * ndx_cl_copy or ndx_cl_convert call, a raw kernel, clEnqueueCopyBuffer, clEnqueueCopyBufferRect
  * or CLBlastSomatcopy), enqueued n times before one clFinish, and groups of
  * operations measured together: each checked once against the host, sized by
  * a discarded warm-up, then timed repetition by repetition in turn, so that a
@@ -24,6 +24,10 @@ static bool op_enqueue(op *o) {
     break;
   case OP_COPY:
     s = ndx_cl_copy(o->e->ndx, q, o->dst, o->dst_l, o->src, o->src_l, o->bits, 0, NULL, NULL);
+    break;
+  case OP_CONVERT:
+    s = ndx_cl_convert(o->e->ndx, q, o->dst, o->dst_l, o->dst_t, o->src, o->src_l, o->src_t, 0,
+                       NULL, NULL);
     break;
   case OP_INDEX:
     s = ndx_cl_index_flags(o->scatter, o->internal, o->e->ndx, q, o->dst, o->dst_l, o->src,

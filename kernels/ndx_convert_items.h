@@ -8,8 +8,9 @@
  * (normalized for the destination: its positions increase with the C-order
  * index). Every element is loaded whole, converted in registers by
  * ndx_convert_bits and stored whole, so a work unit is:
- *   run      C-order elements [i0, i1), stepped by the odometer (the cpu
- *            shape's `chunk` of a work-item), 8-bit destinations and up;
+ *   run      C-order elements [i0, i1), a row of the innermost axis at a
+ *            time (the cpu shape's `chunk` of a work-item), 8-bit
+ *            destinations and up;
  *   element  one C-order element (the gpu shape's unit: adjacent
  *            work-items store adjacent elements of the destination);
  *   byte     one byte of a 4-bit destination, its one or two elements
@@ -77,18 +78,28 @@ NDX_FN void ndx_convert_store(NDX_GLOBAL ndx_u8 *dst, ndx_pos pos, int bits, ndx
 #endif
 
 /* Run: C-order elements [i0, i1) (i0 < i1 <= numel) of type st into type
- * dt, 8-bit destinations and up. */
+ * dt, 8-bit destinations and up, a row of the innermost axis at a time:
+ * the odometer finds each row's start and the row steps by its strides, a
+ * loop the compiler vectorizes where the strides are 1 and the conversion
+ * has no branch (ndx-bench case "convert f32 -> bf16 contiguous"). */
 NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL ndx_u8 *dst,
                                NDX_GLOBAL const ndx_u8 *src, ndx_i64 i0, ndx_i64 i1, int st, int dt,
                                const ndx_gpu_guard *g) {
-  int sb = ndx_cv_bits(st), db = ndx_cv_bits(dt);
+  int sb = ndx_cv_bits(st), db = ndx_cv_bits(dt), in = (int)p->rank - 1;
   ndx_odo_wN o;
   ndx_odo_start_wN(p, &o, (NDX_WORD)i0);
-  for (ndx_i64 i = i0; i < i1; i++) {
+  ndx_i64 d = in >= 0 ? (ndx_i64)ndx_extent_wN(p, in) : 1;
+  ndx_i64 sd = in >= 0 ? (ndx_i64)ndx_stride_wN(p, 0, in) : 0;
+  ndx_i64 ss = in >= 0 ? (ndx_i64)ndx_stride_wN(p, 1, in) : 0;
+  for (ndx_i64 i = i0; i < i1;) {
+    ndx_i64 j = in >= 0 ? (ndx_i64)o.index[in] : 0, n = d - j < i1 - i ? d - j : i1 - i;
     ndx_i64 pd = (ndx_i64)o.pos[0], ps = (ndx_i64)o.pos[1];
-    if (ndx_gpu_in(g, 0, pd, 1, db) && ndx_gpu_in(g, 1, ps, 1, sb))
-      ndx_convert_store(dst, pd, db, ndx_convert_bits(ndx_convert_load(src, ps, sb), st, dt));
-    ndx_odo_next_wN(p, &o);
+    for (ndx_i64 k = 0; k < n; k++)
+      if (ndx_gpu_in(g, 0, pd + k * sd, 1, db) && ndx_gpu_in(g, 1, ps + k * ss, 1, sb))
+        ndx_convert_store(dst, pd + k * sd, db,
+                          ndx_convert_bits(ndx_convert_load(src, ps + k * ss, sb), st, dt));
+    i += n;
+    if (i < i1) ndx_odo_next_row_wN(p, &o, (NDX_WORD)j, (NDX_WORD)sd, (NDX_WORD)ss);
   }
 }
 
