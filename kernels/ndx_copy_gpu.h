@@ -54,7 +54,8 @@ enum {
   NDX_TRACE_TILE_BITS = 16,
   NDX_TRACE_TILE_BITS_KEEP = 20, /* the destination byte's bits kept */
   NDX_TRACE_BYTES = 24,
-  NDX_TRACE_BYTES_KEEP = 28
+  NDX_TRACE_BYTES_KEEP = 28,
+  NDX_TRACE_STAGE = 32 /* rows through work-group memory */
 };
 
 #if defined(NDX_BOUNDS_CHECK) && defined(NDX_OPENCL_C)
@@ -207,6 +208,11 @@ NDX_FN void ndx_gpu_put_byte(NDX_GLOBAL ndx_u8 *dst, ndx_i64 b, ndx_u32 value, n
 #ifndef NDX_COPY_GPU_H_WN
 #define NDX_COPY_GPU_H_WN
 #define ndx_gpu_rows_wN NDX_WN(ndx_gpu_rows_w32, ndx_gpu_rows_w64)
+#define ndx_gpu_stage_wN NDX_WN(ndx_gpu_stage_w32, ndx_gpu_stage_w64)
+#define ndx_gpu_stage_at_wN NDX_WN(ndx_gpu_stage_at_w32, ndx_gpu_stage_at_w64)
+#define ndx_gpu_stage_load_wN NDX_WN(ndx_gpu_stage_load_w32, ndx_gpu_stage_load_w64)
+#define ndx_gpu_stage_store_wN NDX_WN(ndx_gpu_stage_store_w32, ndx_gpu_stage_store_w64)
+#define ndx_gpu_rows_staged_wN NDX_WN(ndx_gpu_rows_staged_w32, ndx_gpu_rows_staged_w64)
 #define ndx_gpu_gather_wN NDX_WN(ndx_gpu_gather_w32, ndx_gpu_gather_w64)
 #define ndx_gpu_tile_at_wN NDX_WN(ndx_gpu_tile_at_w32, ndx_gpu_tile_at_w64)
 #define ndx_gpu_tile_load_wN NDX_WN(ndx_gpu_tile_load_w32, ndx_gpu_tile_load_w64)
@@ -255,6 +261,113 @@ NDX_FN void ndx_gpu_rows_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 
       NDX_GPU_TRACE(NDX_TRACE_ROWS | NDX_TRACE_STORE, u0 / size + i, dst + pd[i] * eb, vb);
       ndx_gpu_store(dst, pd[i] / per, vb, v[i]);
     }
+  }
+}
+
+/* Where slot `e` of a pass of rows through work-group memory
+ * (ndx_launch.h: stage_units) lies, for vectors of `per` elements: in
+ * segment `seg` of the launch (-1 past its last), the pass's segment `s`,
+ * at slot `b` of the segment's; the segment's first vector `u0` in its row,
+ * its vectors `len`, and the positions of its first element on both sides
+ * (pos[0] destination, pos[1] source). */
+typedef struct ndx_gpu_stage_wN {
+  ndx_i64 seg, s, b, u0, len, pos[2];
+} ndx_gpu_stage_wN;
+
+NDX_FN ndx_gpu_stage_wN ndx_gpu_stage_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_i64 pass,
+                                            ndx_i64 e, ndx_i64 per) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int lead = (int)p->rank - 1;
+  ndx_gpu_stage_wN w;
+  w.s = e / d->slots_k, w.b = e - w.s * d->slots_k, w.seg = pass * d->stage_segs + w.s;
+  w.u0 = w.len = w.pos[0] = w.pos[1] = 0;
+  if (w.seg >= d->units) {
+    w.seg = -1;
+    return w;
+  }
+  ndx_i64 row = ndx_launch_row(d, w.seg);
+  ndx_i64 rest = ndx_extent_wN(p, lead) / per - (w.seg - row * d->row_units) * d->stage_units;
+  w.u0 = (w.seg - row * d->row_units) * d->stage_units;
+  w.len = rest < d->stage_units ? rest : d->stage_units;
+  w.pos[0] = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)row, lead) + w.u0 * per;
+  w.pos[1] = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)row, lead) + w.u0 * per;
+  return w;
+}
+
+/* Phase 1 of pass `pass` (the group's turn `step`, for NDX_GPU_TRACE):
+ * work-item `lid` of `n` loads vectors of its segments' source rows into
+ * work-group memory, segment s at s * stage_units vectors, NDX_GPU_BATCH
+ * of them before it stores any; a segment takes slots_k work-items from
+ * the sector that holds its first vector. */
+NDX_FN void ndx_gpu_stage_load_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL ndx_u8 *stage,
+                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, ndx_i64 lid,
+                                  ndx_i64 n, ndx_i64 pass, ndx_i64 step, const ndx_gpu_guard *g) {
+  int vb = (int)d->vector;
+  ndx_i64 per = vb / (bits / 8), elems = d->stage_segs * d->slots_k;
+  for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
+    ndx_u128 v[NDX_GPU_BATCH];
+    int at[NDX_GPU_BATCH]; /* a byte of the stage, or -1 */
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 e = e0 + i * n;
+      at[i] = -1;
+      v[i].x = v[i].y = 0;
+      if (e >= elems) continue;
+      ndx_gpu_stage_wN w = ndx_gpu_stage_at_wN(d, pass, e, per);
+      ndx_i64 b = w.b - ndx_gpu_realign(w.pos[1] / per, d->realign_k);
+      if (w.seg < 0 || b < 0 || b >= w.len) continue;
+      ndx_i64 ps = w.pos[1] + b * per;
+      if (!ndx_gpu_in(g, 1, ps, per, bits)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_STAGE, step * 1024 + (e - lid) / n, src + ps * (bits / 8), vb);
+      v[i] = ndx_gpu_load(src, ps / per, vb);
+      at[i] = (int)((w.s * d->stage_units + b) * vb);
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      if (at[i] < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_STAGE | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
+                    step * 1024 + (e0 - lid) / n + i, stage + at[i], vb);
+      ndx_gpu_tile_put(stage, at[i], vb, v[i]);
+    }
+  }
+}
+
+/* Phase 2: work-item `lid` of `n` stores vectors of its segments'
+ * destination rows from work-group memory; a segment takes slots_j
+ * work-items from the sector that holds its first vector. */
+NDX_FN void ndx_gpu_stage_store_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL const ndx_u8 *stage,
+                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, int bits, ndx_i64 lid,
+                                   ndx_i64 n, ndx_i64 pass, ndx_i64 step, const ndx_gpu_guard *g) {
+  int vb = (int)d->vector;
+  ndx_i64 per = vb / (bits / 8), elems = d->stage_segs * d->slots_j;
+  for (ndx_i64 e = lid; e < elems; e += n) {
+    ndx_gpu_stage_wN w = ndx_gpu_stage_at_wN(d, pass, e, per);
+    ndx_i64 b = w.b - ndx_gpu_realign(w.pos[0] / per, d->realign_j);
+    if (w.seg < 0 || b < 0 || b >= w.len) continue;
+    ndx_i64 pd = w.pos[0] + b * per, at = (w.s * d->stage_units + b) * vb;
+    ndx_i64 it = step * 1024 + (e - lid) / n;
+    if (!ndx_gpu_in(g, 0, pd, per, bits)) continue;
+    NDX_GPU_TRACE(NDX_TRACE_STAGE | NDX_TRACE_LOCAL, it, stage + at, vb);
+    NDX_GPU_TRACE(NDX_TRACE_STAGE | NDX_TRACE_STORE, it, dst + pd * (bits / 8), vb);
+    ndx_gpu_tile_get(dst, pd / per, stage, at, vb);
+  }
+}
+
+/* Rows through work-group memory: work-group g takes passes g, g + groups,
+ * ... (the whole group loops alike, so every work-item reaches each
+ * barrier), each of stage_segs segments through `stage`, the group's
+ * NDX_GPU_STAGE_BYTES of work-group memory: loaded with each segment's
+ * work-items on the source's sectors, stored with them on the
+ * destination's. */
+NDX_FN void ndx_gpu_rows_staged_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL ndx_u8 *stage,
+                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits,
+                                   const ndx_gpu_guard *g) {
+  ndx_i64 lid = NDX_LOCAL_ID, n = NDX_LOCAL_SIZE;
+  for (ndx_i64 pass = NDX_GROUP_ID; pass * d->stage_segs < d->units; pass += NDX_GROUPS) {
+    ndx_i64 step = pass / NDX_GROUPS;
+    ndx_gpu_stage_load_wN(d, stage, src, bits, lid, n, pass, step, g);
+    NDX_BARRIER();
+    ndx_gpu_stage_store_wN(d, stage, dst, bits, lid, n, pass, step, g);
+    NDX_BARRIER();
   }
 }
 

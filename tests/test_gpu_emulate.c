@@ -37,7 +37,8 @@ static int64_t emu_lid, emu_gid, emu_local, emu_groups;
  * the larger cases loop over their units. */
 enum { LOCAL = 256, MAX_GROUPS = 64 };
 
-static _Alignas(16) ndx_u8 tile[NDX_GPU_TILE_BYTES(128)];
+static _Alignas(16) ndx_u8 tile[NDX_GPU_TILE_BYTES(128)]; /* and rows' stage */
+_Static_assert(NDX_GPU_STAGE_BYTES <= NDX_GPU_TILE_BYTES(128), "the stage fits");
 
 /* Runs launch `d` of plan `p` over the whole launch. */
 static void run(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx_u8 *dst,
@@ -46,6 +47,20 @@ static void run(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx
   int bits = p->bits;
   emu_local = LOCAL, emu_groups = groups;
   for (emu_gid = 0; emu_gid < groups; emu_gid++) {
+    if (p->path == NDX_PATH_ROWS && d->stage_units) {
+      /* ndx_gpu_rows_staged_wN's loop, a phase at a time */
+      for (int64_t pass = emu_gid, step = 0; pass * d->stage_segs < d->units;
+           pass += groups, step++) {
+        memset(tile, 0xa5, sizeof tile);
+        for (int64_t l = 0; l < LOCAL; l++)
+          p->wide ? ndx_gpu_stage_load_w64(d, tile, src, bits, l, LOCAL, pass, step, &g)
+                  : ndx_gpu_stage_load_w32(d, tile, src, bits, l, LOCAL, pass, step, &g);
+        for (int64_t l = 0; l < LOCAL; l++)
+          p->wide ? ndx_gpu_stage_store_w64(d, tile, dst, bits, l, LOCAL, pass, step, &g)
+                  : ndx_gpu_stage_store_w32(d, tile, dst, bits, l, LOCAL, pass, step, &g);
+      }
+      continue;
+    }
     if (p->path != NDX_PATH_TRANSPOSE) {
       for (emu_lid = 0; emu_lid < LOCAL; emu_lid++) {
         switch (p->path) {
@@ -195,6 +210,56 @@ Test(gpu_emulate, realigned_tile_rows_every_width, .timeout = 600) {
                    c.name, c.bits, (long long)d->realign_k);
       cr_assert_eq(d->realign_j != 0, shapes[s].j && sector_j, "%s, %d bits: realign_j %lld",
                    c.name, c.bits, (long long)d->realign_j);
+      int paths[NDX_PATH_BYTES + 1] = {0};
+      check_case(&c, false, paths);
+      check_case(&c, true, paths);
+    }
+}
+
+/* Rows through work-group memory (ndx_launch.h: stage_units): rows off the
+ * sectors on the source's side, the destination's or both, at the same
+ * skew or not, rows a pass holds several of, one of, and rows longer than
+ * a pass (in segments), at every width. Each case must go through
+ * work-group memory, so that a planner that stopped doing so fails here
+ * rather than passing on the straight body. */
+Test(gpu_emulate, rows_through_work_group_memory_every_width, .timeout = 600) {
+  static const struct {
+    int64_t nb, rows, len, ss, offs, sd, offd; /* row strides and offsets, in elements */
+  } shapes[] = {
+      {2, 50, 300, 303, 3, 300, 0},          /* source rows off */
+      {2, 50, 300, 300, 0, 301, 5},          /* destination rows off */
+      {3, 7, 130, 131, 1, 133, 1},           /* both off, skews apart */
+      {1, 9, 257, 257 + 32, 2, 257 + 32, 2}, /* both off, one skew, odd rows */
+      {1, 3, 5000, 5001, 1, 5000, 0},        /* rows longer than a pass */
+      {2, 5, 1500, 1503, 7, 1509, 9},        /* segments, both off */
+      {1, 40, 40, 41, 1, 40, 0},             /* rows of a warp and a bit */
+  };
+  int widths[] = {8, 16, 32, 64, 128};
+  for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+      cuda_case c = {.bits = widths[w]};
+      snprintf(c.name, sizeof c.name, "staged rows case %zu", k);
+      int64_t shape[3] = {shapes[k].nb, shapes[k].rows, shapes[k].len};
+      int64_t ss[3] = {shapes[k].rows * shapes[k].ss, shapes[k].ss, 1};
+      int64_t sd[3] = {shapes[k].rows * shapes[k].sd, shapes[k].sd, 1};
+      cr_assert_eq(ndx_make(&c.src, 3, shape, ss, shapes[k].offs), NDX_OK, "%s", ndx_last_error());
+      cr_assert_eq(ndx_make(&c.dst, 3, shape, sd, shapes[k].offd), NDX_OK, "%s", ndx_last_error());
+      ndx_copy_plan p;
+      cr_assert_eq(ndx_copy_plan_make(&p, "test", &c.dst, &c.src, c.bits, &ndx_gpu_caps, 0),
+                   NDX_OK);
+      cr_assert_eq(p.path, NDX_PATH_ROWS, "%s", c.name);
+      uint64_t buf[(sizeof(ndx_launch) + 7) / 8];
+      ndx_launch *d = (ndx_launch *)buf;
+      int64_t groups;
+      ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
+      cr_assert_gt(d->stage_units, 0, "%s, %d bits: rows go straight", c.name, c.bits);
+      int64_t eb = c.bits / 8;
+      bool off_s = (shapes[k].offs * eb) % 32 || (shapes[k].ss * eb) % 32;
+      bool off_d = (shapes[k].offd * eb) % 32 || (shapes[k].sd * eb) % 32;
+      cr_assert_eq(d->realign_k != 0, off_s, "%s, %d bits: realign_k %lld", c.name, c.bits,
+                   (long long)d->realign_k);
+      cr_assert_eq(d->realign_j != 0, off_d, "%s, %d bits: realign_j %lld", c.name, c.bits,
+                   (long long)d->realign_j);
       int paths[NDX_PATH_BYTES + 1] = {0};
       check_case(&c, false, paths);
       check_case(&c, true, paths);

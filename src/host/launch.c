@@ -139,6 +139,33 @@ static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits) {
     }
 }
 
+/* Rows of pair q (vectors of d->vector bytes, d->row_units of them a
+ * row) through work-group memory, for work-groups of `local`: where either
+ * side's rows do not all start on a sector and a row is longer than a
+ * warp's one access (shorter, it touches the same sectors however its
+ * lanes sit), and a pass holds a warp of vectors. Sets the stage fields
+ * of d (ndx_launch.h): a pass of up to NDX_GPU_BATCH vectors a work-item
+ * within NDX_GPU_STAGE_BYTES, a row whole where its slots fit a pass,
+ * else in segments that leave a pass room for a sector's skew; d->row_units
+ * becomes the segments of a row. Returns whether it does. */
+static bool rows_stage(ndx_launch *d, const ndx_operands *q, int bits, int64_t local) {
+  int r = q->rank;
+  int64_t eb = bits / 8, v = d->vector, sector = NDX_GPU_SECTOR / v;
+  bool on_s = rows_on_sectors(q, 1, r - 1, 0, eb), on_d = rows_on_sectors(q, 0, r - 1, 0, eb);
+  int64_t pass = local * NDX_GPU_BATCH;
+  if (pass > NDX_GPU_STAGE_BYTES / v) pass = NDX_GPU_STAGE_BYTES / v;
+  pass = pass / NDX_GPU_WARP * NDX_GPU_WARP;
+  if ((on_s && on_d) || d->row_units <= NDX_GPU_WARP || pass < 2 * NDX_GPU_WARP) return false;
+  d->realign_k = on_s ? 0 : sector;
+  d->realign_j = on_d ? 0 : sector;
+  d->stage_units = d->row_units;
+  if (slots(d->row_units, sector) > pass) d->stage_units = pass - sector;
+  d->slots_k = d->slots_j = slots(d->stage_units, sector);
+  d->stage_segs = pass / d->slots_k;
+  d->row_units = ndx_ceil_div(d->row_units, d->stage_units);
+  return true;
+}
+
 void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, ndx_launch *d,
                     int64_t *groups) {
   const ndx_operands *q = &p->q;
@@ -149,11 +176,12 @@ void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, n
     int64_t n = q->shape[r - 1];
     d->vector = row_vector(q, p->bits);
     d->row_units = n * (p->bits / 8) / d->vector;
+    bool staged = rows_stage(d, q, p->bits, local);
     d->units = q->numel / n * d->row_units;
+    *groups = ndx_ceil_div(d->units, staged ? d->stage_segs : local * NDX_GPU_BATCH);
     int shift;
     ndx_pack_magic(d->row_units, 64, &d->row_magic, &shift);
     d->row_shift = shift;
-    *groups = ndx_ceil_div(d->units, local * NDX_GPU_BATCH);
     break;
   }
   case NDX_PATH_TRANSPOSE: {
