@@ -92,6 +92,16 @@ typedef struct ndx_launch {
    * sectors) and stored by slots_j = slots_k realigned by realign_j (the
    * destination's), whole warps a segment */
   ndx_i64 stage_units, stage_segs;
+  /* transpose: the batch axes joined into the tiles where both tile axes
+   * are shorter than NDX_GPU_TILE (ndx_tile_groups): k, j and the batch
+   * below are then those of a matrix of dk*join_k x dj*join_j elements a
+   * batch, whose element (K, J) lies at K + srow(J) in the source's batch
+   * and drow(K) + J in the destination's, srow(J) = (J % dj)*ssj +
+   * (J / dj)*join_ssj and drow(K) = (K % dk)*sdk + (K / dk)*join_sdk
+   * (ndx_gpu_joined); join_k = join_j = 1 for none. A batch is C-order
+   * index of the pack's first `batch_axes` axes. */
+  ndx_i64 join_k, join_j, join_sdk, join_ssj;
+  ndx_i64 batch_axes;
   ndx_i64 vector; /* rows: bytes of one access, a power of two from 1 to 16 */
   ndx_i64 first;  /* bytes: the first destination byte */
 } ndx_launch;

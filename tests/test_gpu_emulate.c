@@ -83,7 +83,7 @@ static void run(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx
     for (int64_t t = emu_gid, step = 0; t < d->units; t += groups, step++) {
       memset(tile, 0xa5, sizeof tile);
       if (p->wide) {
-        ndx_gpu_tile_w64 w = ndx_gpu_tile_at_w64(d, t);
+        ndx_gpu_tile_w64 w = ndx_gpu_tile_at_w64(d, t, bits);
         for (int64_t l = 0; l < LOCAL; l++)
           bits < 8 ? ndx_gpu_bits_load_w64(d, &w, tile, src, bits, l, LOCAL, step, &g)
                    : ndx_gpu_tile_load_w64(d, &w, tile, src, bits, l, LOCAL, step, &g);
@@ -91,7 +91,7 @@ static void run(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx
           bits < 8 ? ndx_gpu_bits_store_w64(d, &w, tile, dst, bits, l, LOCAL, step, &g)
                    : ndx_gpu_tile_store_w64(d, &w, tile, dst, bits, l, LOCAL, step, &g);
       } else {
-        ndx_gpu_tile_w32 w = ndx_gpu_tile_at_w32(d, t);
+        ndx_gpu_tile_w32 w = ndx_gpu_tile_at_w32(d, t, bits);
         for (int64_t l = 0; l < LOCAL; l++)
           bits < 8 ? ndx_gpu_bits_load_w32(d, &w, tile, src, bits, l, LOCAL, step, &g)
                    : ndx_gpu_tile_load_w32(d, &w, tile, src, bits, l, LOCAL, step, &g);
@@ -260,6 +260,53 @@ Test(gpu_emulate, rows_through_work_group_memory_every_width, .timeout = 600) {
                    (long long)d->realign_k);
       cr_assert_eq(d->realign_j != 0, off_d, "%s, %d bits: realign_j %lld", c.name, c.bits,
                    (long long)d->realign_j);
+      int paths[NDX_PATH_BYTES + 1] = {0};
+      check_case(&c, false, paths);
+      check_case(&c, true, paths);
+    }
+}
+
+/* Tiles joined with the batch axes next to them (ndx_launch.h: join_k,
+ * join_j): permutations whose tile axes are shorter than a tile's side and
+ * whose next axes run on along the source's rows, the destination's or
+ * both, the joined matrix whole in one tile or cut into tiles across its
+ * blocks, at every width that joins (8 to 64 bits; 128-bit tiles do not).
+ * Each case must join the sides it is built for, so that a planner that
+ * stopped joining fails here rather than passing on the plain tiles. */
+Test(gpu_emulate, tiles_joined_with_batch_axes_every_width, .timeout = 600) {
+  static const struct {
+    int rank;
+    int64_t shape[8];
+    int32_t perm[8];
+    bool k, j; /* joins along k (the source's rows), along j (the destination's) */
+  } cases[] = {
+      {8, {2, 3, 4, 5, 2, 3, 4, 5}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true},
+      {8, {2, 3, 7, 11, 2, 3, 9, 5}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true},
+      {6, {3, 20, 31, 2, 20, 29}, {5, 1, 3, 4, 0, 2}, true, true},
+      {4, {3, 5, 7, 9}, {3, 0, 2, 1}, false, true},
+  };
+  int widths[] = {8, 16, 32, 64, 128};
+  for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+      cuda_case c = {.bits = widths[w]};
+      snprintf(c.name, sizeof c.name, "joined tiles case %zu", k);
+      c.src = cuda_contig(cases[k].rank, cases[k].shape);
+      ndx_layout v = cuda_permuted(&c.src, cases[k].perm);
+      c.dst = cuda_contig(cases[k].rank, v.shape);
+      c.src = v;
+      ndx_copy_plan p;
+      cr_assert_eq(ndx_copy_plan_make(&p, "test", &c.dst, &c.src, c.bits, &ndx_gpu_caps, 0),
+                   NDX_OK);
+      cr_assert_eq(p.path, NDX_PATH_TRANSPOSE, "%s", c.name);
+      uint64_t buf[(sizeof(ndx_launch) + 7) / 8];
+      ndx_launch *d = (ndx_launch *)buf;
+      int64_t groups;
+      ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
+      bool joins = c.bits <= 64;
+      cr_assert_eq(d->join_k > 1, cases[k].k && joins, "%s, %d bits: join_k %lld", c.name, c.bits,
+                   (long long)d->join_k);
+      cr_assert_eq(d->join_j > 1, cases[k].j && joins, "%s, %d bits: join_j %lld", c.name, c.bits,
+                   (long long)d->join_j);
       int paths[NDX_PATH_BYTES + 1] = {0};
       check_case(&c, false, paths);
       check_case(&c, true, paths);
