@@ -320,8 +320,12 @@ static void run_group(const ndx_copy_plan *p, const ndx_launch *d, uint8_t *dst,
   for (model_lid = 0; model_lid < LOCAL; model_lid++) {
     switch (p->path) {
     case NDX_PATH_ROWS:
-      p->wide ? ndx_gpu_rows_w64(d, dst, src, p->bits, &g)
-              : ndx_gpu_rows_w32(d, dst, src, p->bits, &g);
+      if (d->stage_units)
+        p->wide ? ndx_gpu_rows_staged_w64(d, tile, dst, src, p->bits, &g)
+                : ndx_gpu_rows_staged_w32(d, tile, dst, src, p->bits, &g);
+      else
+        p->wide ? ndx_gpu_rows_w64(d, dst, src, p->bits, &g)
+                : ndx_gpu_rows_w32(d, dst, src, p->bits, &g);
       break;
     case NDX_PATH_TRANSPOSE:
       p->wide ? ndx_gpu_transpose_w64(d, tile, dst, src, p->bits, &g)
@@ -379,6 +383,7 @@ void gpu_model_case(const gpu_case *c, gpu_model_result *res) {
   ndx_launch *d = (ndx_launch *)buf;
   int64_t groups;
   ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
+  if (d->stage_units) res->path = "rows-wgm"; /* rows through work-group memory */
   if (ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d) != NDX_OK) {
     fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
     exit(1);
@@ -405,7 +410,9 @@ void gpu_model_case(const gpu_case *c, gpu_model_result *res) {
   double store_use =
       t.store.sectors ? (double)t.store.bytes / (t.store.sectors * GPU_MODEL_SECTOR) : 1;
   double load_bound = layout_bound(&p.q, 1, c->bits), store_bound = layout_bound(&p.q, 0, c->bits);
-  int64_t shared = p.path == NDX_PATH_TRANSPOSE ? NDX_GPU_TILE_BYTES(c->bits) : 0;
+  int64_t shared = p.path == NDX_PATH_TRANSPOSE ? NDX_GPU_TILE_BYTES(c->bits)
+                   : d->stage_units             ? NDX_GPU_STAGE_BYTES
+                                                : 0;
   int64_t resident = SM_THREADS / LOCAL < SM_BLOCKS ? SM_THREADS / LOCAL : SM_BLOCKS;
   if (shared && SM_SHARED / (shared + BLOCK_SHARED_RESERVED) < resident)
     resident = SM_SHARED / (shared + BLOCK_SHARED_RESERVED);

@@ -160,10 +160,17 @@ NDX_FN int ndx_check_tile(NDX_PACK_ARG, int bits, long item, long chunk, ulong d
 #define NDX_GPU_GUARD ndx_gpu_guard g = {0};
 #endif
 
+/* One kernel for both rows bodies, so that the rows family stays one
+ * program: the descriptor says whether rows go straight or through
+ * work-group memory (stage_units). */
 #ifdef NDX_KERNEL_rows
 __kernel void ndx_rows(NDX_LAUNCH_ARGS) {
+  __local ulong2 stage[NDX_GPU_STAGE_BYTES / 16];
   NDX_GPU_GUARD
-  ndx_gpu_rows_wN(d, dst, src, NDX_BITS, &g);
+  if (d->stage_units)
+    ndx_gpu_rows_staged_wN(d, (__local uchar *)stage, dst, src, NDX_BITS, &g);
+  else
+    ndx_gpu_rows_wN(d, dst, src, NDX_BITS, &g);
 }
 #endif
 

@@ -3,8 +3,10 @@
  *
  * The same bodies OpenCL's gpu shape wraps in kernels/ndx_copy.cl, in the
  * dialect of ndx_device.h, here one kernel per family and element width,
- * both index forms by the pack's. A kernel takes its launch descriptor and
- * pack by value as a __grid_constant__ parameter, read in place. */
+ * both index forms by the pack's; rows have two, straight (ndx_rows) and
+ * through work-group memory (ndx_rows_staged), launched as the descriptor
+ * says (stage_units), where OpenCL's one rows kernel reads it. A kernel takes its launch descriptor
+ * and pack by value as a __grid_constant__ parameter, read in place. */
 #include "ndx_gpu.h"
 
 #undef NDX_WIDE
@@ -45,6 +47,15 @@ template <int BITS> NDX_GPU_KERNEL ndx_rows(NDX_GPU_ARGS) {
     ndx_gpu_rows_w64(&a.d, dst, src, BITS, &g);
   else
     ndx_gpu_rows_w32(&a.d, dst, src, BITS, &g);
+}
+
+template <int BITS> NDX_GPU_KERNEL ndx_rows_staged(NDX_GPU_ARGS) {
+  __shared__ ndx_u128 stage[NDX_GPU_STAGE_BYTES / 16];
+  ndx_gpu_guard g = {0};
+  if (ndx_launch_pack(&a.d)->wide)
+    ndx_gpu_rows_staged_w64(&a.d, (ndx_u8 *)stage, dst, src, BITS, &g);
+  else
+    ndx_gpu_rows_staged_w32(&a.d, (ndx_u8 *)stage, dst, src, BITS, &g);
 }
 
 template <int BITS> NDX_GPU_KERNEL ndx_gather(NDX_GPU_ARGS) {
@@ -130,6 +141,16 @@ extern "C" ndx_status ndx_cuda_gpu_plan_launch(const ndx_cuda_gpu_plan *plan, cu
                : ndx_set_error(NDX_EDEVICE, "%s: cudaMemcpyAsync: %s", fn, cudaGetErrorName(e));
   }
   case NDX_PATH_ROWS:
+    if (plan->args.d.stage_units) { /* through work-group memory */
+      switch (plan->bits) {
+        NDX_GPU_LAUNCH(ndx_rows_staged, 8)
+        NDX_GPU_LAUNCH(ndx_rows_staged, 16)
+        NDX_GPU_LAUNCH(ndx_rows_staged, 32)
+        NDX_GPU_LAUNCH(ndx_rows_staged, 64)
+        NDX_GPU_LAUNCH(ndx_rows_staged, 128)
+      }
+      break;
+    }
     switch (plan->bits) {
       NDX_GPU_LAUNCH(ndx_rows, 8)
       NDX_GPU_LAUNCH(ndx_rows, 16)
@@ -169,8 +190,10 @@ extern "C" ndx_status ndx_cuda_gpu_plan_launch(const ndx_cuda_gpu_plan *plan, cu
   cudaError_t e = cudaGetLastError();
   return e == cudaSuccess
              ? NDX_OK
-             : ndx_set_error(NDX_EDEVICE, "%s: launching ndx_%s for %d-bit elements: %s", fn,
-                             ndx_copy_path_name(plan->path), plan->bits, cudaGetErrorName(e));
+             : ndx_set_error(NDX_EDEVICE, "%s: launching ndx_%s%s for %d-bit elements: %s", fn,
+                             ndx_copy_path_name(plan->path),
+                             plan->args.d.stage_units ? "_staged" : "", plan->bits,
+                             cudaGetErrorName(e));
 }
 
 extern "C" const char *ndx_cuda_gpu_plan_path(const ndx_cuda_gpu_plan *plan) {

@@ -54,7 +54,8 @@ enum {
   NDX_TRACE_TILE_BITS = 16,
   NDX_TRACE_TILE_BITS_KEEP = 20, /* the destination byte's bits kept */
   NDX_TRACE_BYTES = 24,
-  NDX_TRACE_BYTES_KEEP = 28
+  NDX_TRACE_BYTES_KEEP = 28,
+  NDX_TRACE_STAGE = 32 /* rows through work-group memory */
 };
 
 #if defined(NDX_BOUNDS_CHECK) && defined(NDX_OPENCL_C)
@@ -189,6 +190,16 @@ NDX_FN ndx_i64 ndx_gpu_realign(ndx_i64 pos, ndx_i64 realign) {
   return realign ? pos & (realign - 1) : 0;
 }
 
+/* The offset of index x0 + a of a tile axis of stride `s`, joined with a
+ * batch axis (ndx_launch.h) into blocks of `ext` elements `sg` apart, where
+ * x0, the tile's first index, is index r0 of block g0 (an axis not joined:
+ * one block of 2^30 elements, ndx_gpu_tile_at_wN). r0 + a is under 2^31:
+ * a 32-bit division, where a 64-bit one's call makes ptxas spill. */
+NDX_FN ndx_i64 ndx_gpu_joined(ndx_i64 g0, int r0, ndx_i64 a, int ext, ndx_i64 s, ndx_i64 sg) {
+  int r = r0 + (int)a, g = r / ext;
+  return (ndx_i64)(r - g * ext) * s + (g0 + g) * sg;
+}
+
 /* A bit field of `bits` bits set in the low bits of a byte at `shift`. */
 NDX_FN ndx_u32 ndx_gpu_field(int bits, int shift) {
   return ((1u << bits) - 1u) << shift;
@@ -207,6 +218,11 @@ NDX_FN void ndx_gpu_put_byte(NDX_GLOBAL ndx_u8 *dst, ndx_i64 b, ndx_u32 value, n
 #ifndef NDX_COPY_GPU_H_WN
 #define NDX_COPY_GPU_H_WN
 #define ndx_gpu_rows_wN NDX_WN(ndx_gpu_rows_w32, ndx_gpu_rows_w64)
+#define ndx_gpu_stage_wN NDX_WN(ndx_gpu_stage_w32, ndx_gpu_stage_w64)
+#define ndx_gpu_stage_at_wN NDX_WN(ndx_gpu_stage_at_w32, ndx_gpu_stage_at_w64)
+#define ndx_gpu_stage_load_wN NDX_WN(ndx_gpu_stage_load_w32, ndx_gpu_stage_load_w64)
+#define ndx_gpu_stage_store_wN NDX_WN(ndx_gpu_stage_store_w32, ndx_gpu_stage_store_w64)
+#define ndx_gpu_rows_staged_wN NDX_WN(ndx_gpu_rows_staged_w32, ndx_gpu_rows_staged_w64)
 #define ndx_gpu_gather_wN NDX_WN(ndx_gpu_gather_w32, ndx_gpu_gather_w64)
 #define ndx_gpu_tile_at_wN NDX_WN(ndx_gpu_tile_at_w32, ndx_gpu_tile_at_w64)
 #define ndx_gpu_tile_load_wN NDX_WN(ndx_gpu_tile_load_w32, ndx_gpu_tile_load_w64)
@@ -258,6 +274,113 @@ NDX_FN void ndx_gpu_rows_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 
   }
 }
 
+/* Where slot `e` of a pass of rows through work-group memory
+ * (ndx_launch.h: stage_units) lies, for vectors of `per` elements: in
+ * segment `seg` of the launch (-1 past its last), the pass's segment `s`,
+ * at slot `b` of the segment's; the segment's first vector `u0` in its row,
+ * its vectors `len`, and the positions of its first element on both sides
+ * (pos[0] destination, pos[1] source). */
+typedef struct ndx_gpu_stage_wN {
+  ndx_i64 seg, s, b, u0, len, pos[2];
+} ndx_gpu_stage_wN;
+
+NDX_FN ndx_gpu_stage_wN ndx_gpu_stage_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_i64 pass,
+                                            ndx_i64 e, ndx_i64 per) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int lead = (int)p->rank - 1;
+  ndx_gpu_stage_wN w;
+  w.s = e / d->slots_k, w.b = e - w.s * d->slots_k, w.seg = pass * d->stage_segs + w.s;
+  w.u0 = w.len = w.pos[0] = w.pos[1] = 0;
+  if (w.seg >= d->units) {
+    w.seg = -1;
+    return w;
+  }
+  ndx_i64 row = ndx_launch_row(d, w.seg);
+  ndx_i64 rest = ndx_extent_wN(p, lead) / per - (w.seg - row * d->row_units) * d->stage_units;
+  w.u0 = (w.seg - row * d->row_units) * d->stage_units;
+  w.len = rest < d->stage_units ? rest : d->stage_units;
+  w.pos[0] = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)row, lead) + w.u0 * per;
+  w.pos[1] = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)row, lead) + w.u0 * per;
+  return w;
+}
+
+/* Phase 1 of pass `pass` (the group's turn `step`, for NDX_GPU_TRACE):
+ * work-item `lid` of `n` loads vectors of its segments' source rows into
+ * work-group memory, segment s at s * stage_units vectors, NDX_GPU_BATCH
+ * of them before it stores any; a segment takes slots_k work-items from
+ * the sector that holds its first vector. */
+NDX_FN void ndx_gpu_stage_load_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL ndx_u8 *stage,
+                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, ndx_i64 lid,
+                                  ndx_i64 n, ndx_i64 pass, ndx_i64 step, const ndx_gpu_guard *g) {
+  int vb = (int)d->vector;
+  ndx_i64 per = vb / (bits / 8), elems = d->stage_segs * d->slots_k;
+  for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
+    ndx_u128 v[NDX_GPU_BATCH];
+    int at[NDX_GPU_BATCH]; /* a byte of the stage, or -1 */
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 e = e0 + i * n;
+      at[i] = -1;
+      v[i].x = v[i].y = 0;
+      if (e >= elems) continue;
+      ndx_gpu_stage_wN w = ndx_gpu_stage_at_wN(d, pass, e, per);
+      ndx_i64 b = w.b - ndx_gpu_realign(w.pos[1] / per, d->realign_k);
+      if (w.seg < 0 || b < 0 || b >= w.len) continue;
+      ndx_i64 ps = w.pos[1] + b * per;
+      if (!ndx_gpu_in(g, 1, ps, per, bits)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_STAGE, step * 1024 + (e - lid) / n, src + ps * (bits / 8), vb);
+      v[i] = ndx_gpu_load(src, ps / per, vb);
+      at[i] = (int)((w.s * d->stage_units + b) * vb);
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      if (at[i] < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_STAGE | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
+                    step * 1024 + (e0 - lid) / n + i, stage + at[i], vb);
+      ndx_gpu_tile_put(stage, at[i], vb, v[i]);
+    }
+  }
+}
+
+/* Phase 2: work-item `lid` of `n` stores vectors of its segments'
+ * destination rows from work-group memory; a segment takes slots_j
+ * work-items from the sector that holds its first vector. */
+NDX_FN void ndx_gpu_stage_store_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL const ndx_u8 *stage,
+                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, int bits, ndx_i64 lid,
+                                   ndx_i64 n, ndx_i64 pass, ndx_i64 step, const ndx_gpu_guard *g) {
+  int vb = (int)d->vector;
+  ndx_i64 per = vb / (bits / 8), elems = d->stage_segs * d->slots_j;
+  for (ndx_i64 e = lid; e < elems; e += n) {
+    ndx_gpu_stage_wN w = ndx_gpu_stage_at_wN(d, pass, e, per);
+    ndx_i64 b = w.b - ndx_gpu_realign(w.pos[0] / per, d->realign_j);
+    if (w.seg < 0 || b < 0 || b >= w.len) continue;
+    ndx_i64 pd = w.pos[0] + b * per, at = (w.s * d->stage_units + b) * vb;
+    ndx_i64 it = step * 1024 + (e - lid) / n;
+    if (!ndx_gpu_in(g, 0, pd, per, bits)) continue;
+    NDX_GPU_TRACE(NDX_TRACE_STAGE | NDX_TRACE_LOCAL, it, stage + at, vb);
+    NDX_GPU_TRACE(NDX_TRACE_STAGE | NDX_TRACE_STORE, it, dst + pd * (bits / 8), vb);
+    ndx_gpu_tile_get(dst, pd / per, stage, at, vb);
+  }
+}
+
+/* Rows through work-group memory: work-group g takes passes g, g + groups,
+ * ... (the whole group loops alike, so every work-item reaches each
+ * barrier), each of stage_segs segments through `stage`, the group's
+ * NDX_GPU_STAGE_BYTES of work-group memory: loaded with each segment's
+ * work-items on the source's sectors, stored with them on the
+ * destination's. */
+NDX_FN void ndx_gpu_rows_staged_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL ndx_u8 *stage,
+                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits,
+                                   const ndx_gpu_guard *g) {
+  ndx_i64 lid = NDX_LOCAL_ID, n = NDX_LOCAL_SIZE;
+  for (ndx_i64 pass = NDX_GROUP_ID; pass * d->stage_segs < d->units; pass += NDX_GROUPS) {
+    ndx_i64 step = pass / NDX_GROUPS;
+    ndx_gpu_stage_load_wN(d, stage, src, bits, lid, n, pass, step, g);
+    NDX_BARRIER();
+    ndx_gpu_stage_store_wN(d, stage, dst, bits, lid, n, pass, step, g);
+    NDX_BARRIER();
+  }
+}
+
 /* Gather: unit u is C-order element u; NDX_GPU_BATCH loads before the
  * stores, as rows. */
 NDX_FN void ndx_gpu_gather_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
@@ -289,40 +412,61 @@ NDX_FN void ndx_gpu_gather_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u
   }
 }
 
-/* Where tile t of a transpose lies: its batch's positions of element
- * [0, 0] on both sides (pos[0] destination, pos[1] source), and its first
- * element along k (the source's unit axis, second to last) and j (the
- * destination's, last). */
+/* Where tile t of a transpose of `bits`-bit elements lies: its batch's
+ * positions of element [0, 0] on both sides (pos[0] destination, pos[1]
+ * source), and its first element along k (the source's unit axis, second
+ * to last) and j (the destination's, last), of the joined matrix where
+ * the launch joins batch axes into the tiles (8 bits and up). */
 typedef struct ndx_gpu_tile_wN {
   ndx_i64 pos[2];
   ndx_i64 k0, j0;
+  /* k0 and j0 as blocks kg, jg of kext and jext elements, ksg and jsg
+   * apart, and indices kr, jr in them (ndx_gpu_joined) */
+  ndx_i64 kg, jg, ksg, jsg;
+  int kr, jr, kext, jext;
 } ndx_gpu_tile_wN;
 
-NDX_FN ndx_gpu_tile_wN ndx_gpu_tile_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_i64 t) {
+NDX_FN ndx_gpu_tile_wN ndx_gpu_tile_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_i64 t, int bits) {
   NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
-  int r = (int)p->rank;
   ndx_i64 batch = t / d->row_units, in = t - batch * d->row_units;
   ndx_i64 tk = in / d->tiles_j;
+  int r = (int)p->rank, lead = bits >= 8 ? (int)d->batch_axes : r - 2; /* joins: 8 bits up */
   ndx_gpu_tile_wN w;
-  w.pos[0] = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)batch, r - 2);
-  w.pos[1] = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)batch, r - 2);
+  w.pos[0] = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)batch, lead);
+  w.pos[1] = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)batch, lead);
   w.k0 = tk * d->tile_k;
   w.j0 = (in - tk * d->tiles_j) * d->tile_j;
+  /* by the pack's magic pairs: a 64-bit division's call makes ptxas spill;
+   * an axis not joined is one block as long as 2^30 elements, so that one
+   * formula serves both (ndx_gpu_joined) */
+  w.kg = w.k0, w.jg = w.j0, w.kr = w.jr = 0, w.kext = w.jext = 1 << 30;
+  w.ksg = ndx_stride_wN(p, 0, r - 2), w.jsg = ndx_stride_wN(p, 1, r - 1);
+  if (bits >= 8 && d->join_k > 1) {
+    w.kg = (ndx_i64)ndx_div_wN((NDX_WORD)w.k0, ndx_magic_wN(p, r - 2), ndx_shift_wN(p, r - 2));
+    w.kext = (int)ndx_extent_wN(p, r - 2), w.kr = (int)(w.k0 - w.kg * w.kext);
+    w.ksg = d->join_sdk;
+  }
+  if (bits >= 8 && d->join_j > 1) {
+    w.jg = (ndx_i64)ndx_div_wN((NDX_WORD)w.j0, ndx_magic_wN(p, r - 1), ndx_shift_wN(p, r - 1));
+    w.jext = (int)ndx_extent_wN(p, r - 1), w.jr = (int)(w.j0 - w.jg * w.jext);
+    w.jsg = d->join_ssj;
+  }
   return w;
 }
 
 /* Phase 1 (8 bits and up): work-item `lid` of `n` loads elements along
  * k, the source's unit axis, into row j - j0 of the tile, NDX_GPU_BATCH of
  * them (2 of 8 or 16 bytes) before it stores any; a row takes slots_k
- * work-items. `step`: the tile's turn in the
- * work-group's loop, for NDX_GPU_TRACE. */
+ * work-items. `step`: the tile's turn in the work-group's loop, for
+ * NDX_GPU_TRACE. Along k and j, those of the joined matrix (ndx_launch.h):
+ * dk here is its k extent, and phase 2's dj its j extent. */
 NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
                                  NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
                                  int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
                                  const ndx_gpu_guard *g) {
   NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
   int r = (int)p->rank, eb = bits / 8;
-  ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
+  ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1);
   ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
   ndx_i64 tk = d->tile_k, slots = d->slots_k, elems = slots * d->tile_j;
   /* 8- and 16-byte elements two at a time: four and their addresses spill
@@ -336,8 +480,8 @@ NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu
       ndx_i64 j = w->j0 + a, it = step * 1024 + (e - lid) / n;
       at[i] = -1;
       v[i].x = v[i].y = 0;
-      if (e >= elems || j >= dj) continue;
-      ndx_i64 row = w->pos[1] + w->k0 * ssk + j * ssj;
+      if (e >= elems || j >= dj * d->join_j) continue;
+      ndx_i64 row = w->pos[1] + w->k0 * ssk + ndx_gpu_joined(w->jg, w->jr, a, w->jext, ssj, w->jsg);
       b -= ndx_gpu_realign(row, d->realign_k);
       if (b < 0 || b >= tk || w->k0 + b >= dk) continue;
       ndx_i64 ps = row + b * ssk;
@@ -364,13 +508,13 @@ NDX_FN void ndx_gpu_tile_store_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gp
                                   const ndx_gpu_guard *g) {
   NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
   int r = (int)p->rank, eb = bits / 8;
-  ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
+  ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1) * d->join_j;
   ndx_i64 sdk = ndx_stride_wN(p, 0, r - 2);
   ndx_i64 tj = d->tile_j, slots = d->slots_j, elems = d->tile_k * slots;
   for (ndx_i64 e = lid; e < elems; e += n) {
     ndx_i64 a = e / slots, b = e - a * slots, k = w->k0 + a;
-    if (k >= dk) continue;
-    ndx_i64 row = w->pos[0] + k * sdk + w->j0;
+    if (k >= dk * d->join_k) continue;
+    ndx_i64 row = w->pos[0] + w->j0 + ndx_gpu_joined(w->kg, w->kr, a, w->kext, sdk, w->ksg);
     b -= ndx_gpu_realign(row, d->realign_j);
     if (b < 0 || b >= tj || w->j0 + b >= dj) continue;
     ndx_i64 pd = row + b, at = b * d->pitch + a * eb;
@@ -459,7 +603,7 @@ NDX_FN void ndx_gpu_transpose_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL ndx
                                  const ndx_gpu_guard *g) {
   ndx_i64 lid = NDX_LOCAL_ID, n = NDX_LOCAL_SIZE;
   for (ndx_i64 t = NDX_GROUP_ID; t < d->units; t += NDX_GROUPS) {
-    ndx_gpu_tile_wN w = ndx_gpu_tile_at_wN(d, t);
+    ndx_gpu_tile_wN w = ndx_gpu_tile_at_wN(d, t, bits);
     ndx_i64 step = t / NDX_GROUPS;
     if (bits < 8)
       ndx_gpu_bits_load_wN(d, &w, tile, src, bits, lid, n, step, g);

@@ -15,7 +15,9 @@
  * handed to the work-items in turn (unit u to work-item u mod the launch's
  * size), so that adjacent work-items take adjacent units:
  *   rows       a unit is `vector` bytes of a row (one access per side);
- *              a row has `row_units` of them
+ *              a row has `row_units` of them; or, where the rows are off
+ *              the sectors on either side, a segment of a row moved
+ *              through work-group memory (`stage_units` below)
  *   gather     a unit is one element
  *   transpose  a unit is one tile of `tile_k` x `tile_j` elements (along
  *              the source's and the destination's unit axes) through
@@ -52,6 +54,12 @@
   ((bits) < 8 ? NDX_GPU_TILE_SIDE(bits) * NDX_GPU_TILE_BITS_PITCH                                  \
               : NDX_GPU_TILE_RUN * NDX_GPU_TILE * 5 / 4)
 
+/* The work-group memory of rows moved through it (ndx_launch.stage_units):
+ * NDX_GPU_BATCH vectors of 4 bytes for each of 256 work-items, the CUDA
+ * block and the OpenCL work-group of the gpu shape, small enough that 8
+ * such work-groups an SM leave room for the transposes' tiles. */
+#define NDX_GPU_STAGE_BYTES 4096
+
 /* Units a rows or gather work-item loads before it stores any, so that a
  * warp has that many requests in flight (the "KiB/SM" column of ndx-bench
  * --gpu-model); the host sizes launches to give each work-item about one
@@ -74,6 +82,26 @@ typedef struct ndx_launch {
    * sectors but at a row's two ends (ndx_gpu_realign) */
   ndx_i64 realign_k, realign_j;
   ndx_i64 slots_k, slots_j;
+  /* rows through work-group memory, where a side's rows do not all start
+   * on a sector (else stage_units is 0 and each work-item moves its units
+   * straight): a unit is a segment of `stage_units` vectors of a row (its
+   * last one shorter), `row_units` of them a row, and a work-group moves
+   * `stage_segs` of them a pass through NDX_GPU_STAGE_BYTES of work-group
+   * memory, each segment loaded by slots_k work-items realigned by
+   * realign_k vectors (the source's sector, 0 where its rows are on
+   * sectors) and stored by slots_j = slots_k realigned by realign_j (the
+   * destination's), whole warps a segment */
+  ndx_i64 stage_units, stage_segs;
+  /* transpose: the batch axes joined into the tiles where both tile axes
+   * are shorter than NDX_GPU_TILE (ndx_tile_groups): k, j and the batch
+   * below are then those of a matrix of dk*join_k x dj*join_j elements a
+   * batch, whose element (K, J) lies at K + srow(J) in the source's batch
+   * and drow(K) + J in the destination's, srow(J) = (J % dj)*ssj +
+   * (J / dj)*join_ssj and drow(K) = (K % dk)*sdk + (K / dk)*join_sdk
+   * (ndx_gpu_joined); join_k = join_j = 1 for none. A batch is C-order
+   * index of the pack's first `batch_axes` axes. */
+  ndx_i64 join_k, join_j, join_sdk, join_ssj;
+  ndx_i64 batch_axes;
   ndx_i64 vector; /* rows: bytes of one access, a power of two from 1 to 16 */
   ndx_i64 first;  /* bytes: the first destination byte */
 } ndx_launch;

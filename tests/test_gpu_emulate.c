@@ -37,7 +37,8 @@ static int64_t emu_lid, emu_gid, emu_local, emu_groups;
  * the larger cases loop over their units. */
 enum { LOCAL = 256, MAX_GROUPS = 64 };
 
-static _Alignas(16) ndx_u8 tile[NDX_GPU_TILE_BYTES(128)];
+static _Alignas(16) ndx_u8 tile[NDX_GPU_TILE_BYTES(128)]; /* and rows' stage */
+_Static_assert(NDX_GPU_STAGE_BYTES <= NDX_GPU_TILE_BYTES(128), "the stage fits");
 
 /* Runs launch `d` of plan `p` over the whole launch. */
 static void run(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx_u8 *dst,
@@ -46,6 +47,20 @@ static void run(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx
   int bits = p->bits;
   emu_local = LOCAL, emu_groups = groups;
   for (emu_gid = 0; emu_gid < groups; emu_gid++) {
+    if (p->path == NDX_PATH_ROWS && d->stage_units) {
+      /* ndx_gpu_rows_staged_wN's loop, a phase at a time */
+      for (int64_t pass = emu_gid, step = 0; pass * d->stage_segs < d->units;
+           pass += groups, step++) {
+        memset(tile, 0xa5, sizeof tile);
+        for (int64_t l = 0; l < LOCAL; l++)
+          p->wide ? ndx_gpu_stage_load_w64(d, tile, src, bits, l, LOCAL, pass, step, &g)
+                  : ndx_gpu_stage_load_w32(d, tile, src, bits, l, LOCAL, pass, step, &g);
+        for (int64_t l = 0; l < LOCAL; l++)
+          p->wide ? ndx_gpu_stage_store_w64(d, tile, dst, bits, l, LOCAL, pass, step, &g)
+                  : ndx_gpu_stage_store_w32(d, tile, dst, bits, l, LOCAL, pass, step, &g);
+      }
+      continue;
+    }
     if (p->path != NDX_PATH_TRANSPOSE) {
       for (emu_lid = 0; emu_lid < LOCAL; emu_lid++) {
         switch (p->path) {
@@ -68,7 +83,7 @@ static void run(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx
     for (int64_t t = emu_gid, step = 0; t < d->units; t += groups, step++) {
       memset(tile, 0xa5, sizeof tile);
       if (p->wide) {
-        ndx_gpu_tile_w64 w = ndx_gpu_tile_at_w64(d, t);
+        ndx_gpu_tile_w64 w = ndx_gpu_tile_at_w64(d, t, bits);
         for (int64_t l = 0; l < LOCAL; l++)
           bits < 8 ? ndx_gpu_bits_load_w64(d, &w, tile, src, bits, l, LOCAL, step, &g)
                    : ndx_gpu_tile_load_w64(d, &w, tile, src, bits, l, LOCAL, step, &g);
@@ -76,7 +91,7 @@ static void run(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx
           bits < 8 ? ndx_gpu_bits_store_w64(d, &w, tile, dst, bits, l, LOCAL, step, &g)
                    : ndx_gpu_tile_store_w64(d, &w, tile, dst, bits, l, LOCAL, step, &g);
       } else {
-        ndx_gpu_tile_w32 w = ndx_gpu_tile_at_w32(d, t);
+        ndx_gpu_tile_w32 w = ndx_gpu_tile_at_w32(d, t, bits);
         for (int64_t l = 0; l < LOCAL; l++)
           bits < 8 ? ndx_gpu_bits_load_w32(d, &w, tile, src, bits, l, LOCAL, step, &g)
                    : ndx_gpu_tile_load_w32(d, &w, tile, src, bits, l, LOCAL, step, &g);
@@ -195,6 +210,103 @@ Test(gpu_emulate, realigned_tile_rows_every_width, .timeout = 600) {
                    c.name, c.bits, (long long)d->realign_k);
       cr_assert_eq(d->realign_j != 0, shapes[s].j && sector_j, "%s, %d bits: realign_j %lld",
                    c.name, c.bits, (long long)d->realign_j);
+      int paths[NDX_PATH_BYTES + 1] = {0};
+      check_case(&c, false, paths);
+      check_case(&c, true, paths);
+    }
+}
+
+/* Rows through work-group memory (ndx_launch.h: stage_units): rows off the
+ * sectors on the source's side, the destination's or both, at the same
+ * skew or not, rows a pass holds several of, one of, and rows longer than
+ * a pass (in segments), at every width. Each case must go through
+ * work-group memory, so that a planner that stopped doing so fails here
+ * rather than passing on the straight body. */
+Test(gpu_emulate, rows_through_work_group_memory_every_width, .timeout = 600) {
+  static const struct {
+    int64_t nb, rows, len, ss, offs, sd, offd; /* row strides and offsets, in elements */
+  } shapes[] = {
+      {2, 50, 300, 303, 3, 300, 0},          /* source rows off */
+      {2, 50, 300, 300, 0, 301, 5},          /* destination rows off */
+      {3, 7, 130, 131, 1, 133, 1},           /* both off, skews apart */
+      {1, 9, 257, 257 + 32, 2, 257 + 32, 2}, /* both off, one skew, odd rows */
+      {1, 3, 5000, 5001, 1, 5000, 0},        /* rows longer than a pass */
+      {2, 5, 1500, 1503, 7, 1509, 9},        /* segments, both off */
+      {1, 40, 40, 41, 1, 40, 0},             /* rows of a warp and a bit */
+  };
+  int widths[] = {8, 16, 32, 64, 128};
+  for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+      cuda_case c = {.bits = widths[w]};
+      snprintf(c.name, sizeof c.name, "staged rows case %zu", k);
+      int64_t shape[3] = {shapes[k].nb, shapes[k].rows, shapes[k].len};
+      int64_t ss[3] = {shapes[k].rows * shapes[k].ss, shapes[k].ss, 1};
+      int64_t sd[3] = {shapes[k].rows * shapes[k].sd, shapes[k].sd, 1};
+      cr_assert_eq(ndx_make(&c.src, 3, shape, ss, shapes[k].offs), NDX_OK, "%s", ndx_last_error());
+      cr_assert_eq(ndx_make(&c.dst, 3, shape, sd, shapes[k].offd), NDX_OK, "%s", ndx_last_error());
+      ndx_copy_plan p;
+      cr_assert_eq(ndx_copy_plan_make(&p, "test", &c.dst, &c.src, c.bits, &ndx_gpu_caps, 0),
+                   NDX_OK);
+      cr_assert_eq(p.path, NDX_PATH_ROWS, "%s", c.name);
+      uint64_t buf[(sizeof(ndx_launch) + 7) / 8];
+      ndx_launch *d = (ndx_launch *)buf;
+      int64_t groups;
+      ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
+      cr_assert_gt(d->stage_units, 0, "%s, %d bits: rows go straight", c.name, c.bits);
+      int64_t eb = c.bits / 8;
+      bool off_s = (shapes[k].offs * eb) % 32 || (shapes[k].ss * eb) % 32;
+      bool off_d = (shapes[k].offd * eb) % 32 || (shapes[k].sd * eb) % 32;
+      cr_assert_eq(d->realign_k != 0, off_s, "%s, %d bits: realign_k %lld", c.name, c.bits,
+                   (long long)d->realign_k);
+      cr_assert_eq(d->realign_j != 0, off_d, "%s, %d bits: realign_j %lld", c.name, c.bits,
+                   (long long)d->realign_j);
+      int paths[NDX_PATH_BYTES + 1] = {0};
+      check_case(&c, false, paths);
+      check_case(&c, true, paths);
+    }
+}
+
+/* Tiles joined with the batch axes next to them (ndx_launch.h: join_k,
+ * join_j): permutations whose tile axes are shorter than a tile's side and
+ * whose next axes run on along the source's rows, the destination's or
+ * both, the joined matrix whole in one tile or cut into tiles across its
+ * blocks, at every width that joins (8 to 64 bits; 128-bit tiles do not).
+ * Each case must join the sides it is built for, so that a planner that
+ * stopped joining fails here rather than passing on the plain tiles. */
+Test(gpu_emulate, tiles_joined_with_batch_axes_every_width, .timeout = 600) {
+  static const struct {
+    int rank;
+    int64_t shape[8];
+    int32_t perm[8];
+    bool k, j; /* joins along k (the source's rows), along j (the destination's) */
+  } cases[] = {
+      {8, {2, 3, 4, 5, 2, 3, 4, 5}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true},
+      {8, {2, 3, 7, 11, 2, 3, 9, 5}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true},
+      {6, {3, 20, 31, 2, 20, 29}, {5, 1, 3, 4, 0, 2}, true, true},
+      {4, {3, 5, 7, 9}, {3, 0, 2, 1}, false, true},
+  };
+  int widths[] = {8, 16, 32, 64, 128};
+  for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+      cuda_case c = {.bits = widths[w]};
+      snprintf(c.name, sizeof c.name, "joined tiles case %zu", k);
+      c.src = cuda_contig(cases[k].rank, cases[k].shape);
+      ndx_layout v = cuda_permuted(&c.src, cases[k].perm);
+      c.dst = cuda_contig(cases[k].rank, v.shape);
+      c.src = v;
+      ndx_copy_plan p;
+      cr_assert_eq(ndx_copy_plan_make(&p, "test", &c.dst, &c.src, c.bits, &ndx_gpu_caps, 0),
+                   NDX_OK);
+      cr_assert_eq(p.path, NDX_PATH_TRANSPOSE, "%s", c.name);
+      uint64_t buf[(sizeof(ndx_launch) + 7) / 8];
+      ndx_launch *d = (ndx_launch *)buf;
+      int64_t groups;
+      ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
+      bool joins = c.bits <= 64;
+      cr_assert_eq(d->join_k > 1, cases[k].k && joins, "%s, %d bits: join_k %lld", c.name, c.bits,
+                   (long long)d->join_k);
+      cr_assert_eq(d->join_j > 1, cases[k].j && joins, "%s, %d bits: join_j %lld", c.name, c.bits,
+                   (long long)d->join_j);
       int paths[NDX_PATH_BYTES + 1] = {0};
       check_case(&c, false, paths);
       check_case(&c, true, paths);

@@ -106,7 +106,7 @@ static int64_t slots(int64_t len, int64_t sector) {
  * destination's), of extents dk x dj (ndx_launch.h): its shape, which
  * sides realign, and the first pitch that leaves the banks clear within
  * NDX_GPU_TILE_BYTES (else the row's own bytes). */
-static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits) {
+static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int64_t dk, int64_t dj) {
   /* square; a side shorter than the square's with the other not: that
    * side whole, the other as long as the tile allows (a 3 x 1000003
    * transpose, whose 32 x 32 tiles would leave 29 lanes of 32 idle on one
@@ -116,10 +116,11 @@ static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits) {
    * NDX_GPU_TILE_RUN bytes long where its extent allows, the source's
    * first (a 16-bit 6000 x 5000 source). */
   int r = q->rank;
-  int64_t dk = q->shape[r - 2], dj = q->shape[r - 1];
   int64_t eb = bits / 8, side = NDX_GPU_TILE_SIDE(bits), elems = side * side;
   int64_t tk = side, tj = side, run = NDX_GPU_TILE_RUN / eb;
-  if (dk < side && dj >= side)
+  if (d->join_k * d->join_j > 1 && dk * dj * eb <= NDX_GPU_TILE_BYTES(bits))
+    tk = dk, tj = dj;
+  else if (dk < side && dj >= side)
     tk = dk, tj = long_side(dj, tk, eb, elems, side);
   else if (dj < side && dk >= side)
     tj = dj, tk = long_side(dk, tj, eb, elems, side);
@@ -139,6 +140,56 @@ static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits) {
     }
 }
 
+/* The batch axes that join the tiles of transpose pair q (ndx_launch.h:
+ * join_k, join_j) where both tile axes are shorter than NDX_GPU_TILE, as
+ * the cpu shape joins them (ndx_tile_groups): a tile of 11 x 9 elements
+ * (rows of 44 and 36 bytes of fp32) becomes 99 x 45. Sets the join fields
+ * of d; returns the axes joined, 0 to 2. */
+static int join_axes(ndx_launch *d, const ndx_operands *q, int bits) {
+  int r = q->rank;
+  int64_t e[2], sd[2], ss[2], dk = q->shape[r - 2], dj = q->shape[r - 1];
+  for (int k = 0; k < 2; k++) {
+    int a = r - 3 - k;
+    e[k] = a >= 0 ? q->shape[a] : 0;
+    sd[k] = a >= 0 ? q->strides[0][a] : 0;
+    ss[k] = a >= 0 ? q->strides[1][a] : 0;
+  }
+  d->join_k = d->join_j = 1;
+  if (dk >= NDX_GPU_TILE || dj >= NDX_GPU_TILE) return 0;
+  int n = ndx_tile_groups(dk, dj, bits, q->strides[0][r - 1], q->strides[1][r - 2], e, sd, ss,
+                          &d->join_k, &d->join_j);
+  if (d->join_j > 1) d->join_ssj = ss[0];
+  if (d->join_k > 1) d->join_sdk = sd[n - 1];
+  return n;
+}
+
+/* Rows of pair q (vectors of d->vector bytes, d->row_units of them a
+ * row) through work-group memory, for work-groups of `local`: where either
+ * side's rows do not all start on a sector and a row is longer than a
+ * warp's one access (shorter, it touches the same sectors however its
+ * lanes sit), and a pass holds a warp of vectors. Sets the stage fields
+ * of d (ndx_launch.h): a pass of up to NDX_GPU_BATCH vectors a work-item
+ * within NDX_GPU_STAGE_BYTES, a row whole where its slots fit a pass,
+ * else in segments that leave a pass room for a sector's skew; d->row_units
+ * becomes the segments of a row. Returns whether it does. */
+static bool rows_stage(ndx_launch *d, const ndx_operands *q, int bits, int64_t local) {
+  int r = q->rank;
+  int64_t eb = bits / 8, v = d->vector, sector = NDX_GPU_SECTOR / v;
+  bool on_s = rows_on_sectors(q, 1, r - 1, 0, eb), on_d = rows_on_sectors(q, 0, r - 1, 0, eb);
+  int64_t pass = local * NDX_GPU_BATCH;
+  if (pass > NDX_GPU_STAGE_BYTES / v) pass = NDX_GPU_STAGE_BYTES / v;
+  pass = pass / NDX_GPU_WARP * NDX_GPU_WARP;
+  if ((on_s && on_d) || d->row_units <= NDX_GPU_WARP || pass < 2 * NDX_GPU_WARP) return false;
+  d->realign_k = on_s ? 0 : sector;
+  d->realign_j = on_d ? 0 : sector;
+  d->stage_units = d->row_units;
+  if (slots(d->row_units, sector) > pass) d->stage_units = pass - sector;
+  d->slots_k = d->slots_j = slots(d->stage_units, sector);
+  d->stage_segs = pass / d->slots_k;
+  d->row_units = ndx_ceil_div(d->row_units, d->stage_units);
+  return true;
+}
+
 void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, ndx_launch *d,
                     int64_t *groups) {
   const ndx_operands *q = &p->q;
@@ -149,20 +200,22 @@ void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, n
     int64_t n = q->shape[r - 1];
     d->vector = row_vector(q, p->bits);
     d->row_units = n * (p->bits / 8) / d->vector;
+    bool staged = rows_stage(d, q, p->bits, local);
     d->units = q->numel / n * d->row_units;
+    *groups = ndx_ceil_div(d->units, staged ? d->stage_segs : local * NDX_GPU_BATCH);
     int shift;
     ndx_pack_magic(d->row_units, 64, &d->row_magic, &shift);
     d->row_shift = shift;
-    *groups = ndx_ceil_div(d->units, local * NDX_GPU_BATCH);
     break;
   }
   case NDX_PATH_TRANSPOSE: {
-    int64_t dk = q->shape[r - 2], dj = q->shape[r - 1];
+    d->batch_axes = r - 2 - join_axes(d, q, p->bits);
+    int64_t dk = q->shape[r - 2] * d->join_k, dj = q->shape[r - 1] * d->join_j;
     if (p->bits < 8) {
       d->tile_k = d->tile_j = d->slots_k = d->slots_j = NDX_GPU_TILE_SIDE(p->bits);
       d->pitch = NDX_GPU_TILE_BITS_PITCH;
     } else {
-      tile_shape(d, q, p->bits);
+      tile_shape(d, q, p->bits, dk, dj);
     }
     d->tiles_j = ndx_ceil_div(dj, d->tile_j);
     d->row_units = ndx_ceil_div(dk, d->tile_k) * d->tiles_j;
