@@ -11,15 +11,17 @@
  *                      work-item i converts C-order elements [i*chunk,
  *                      (i+1)*chunk), the gpu shape's every launch-size-th
  *                      element from its global id;
+ *   ndx_convert_tile   the cpu shape's transposes, destinations of 8 bits and
+ *                      up: work-item i converts tile i (ndx_convert_tile_wN);
  *   ndx_convert_bytes  4-bit destinations: destination bytes from the
  *                      descriptor's `first`, the cpu shape's `chunk` of them
  *                      a work-item, the gpu shape's one at a time. */
 #include "ndx_convert_items.h"
 
-#if defined(NDX_KERNEL_convert) || defined(NDX_KERNEL_convert_bytes)
+#if defined(NDX_KERNEL_convert) || defined(NDX_KERNEL_convert_tile) ||                             \
+    defined(NDX_KERNEL_convert_bytes)
 #ifdef NDX_BOUNDS_CHECK
-#define NDX_CONVERT_GUARD                                                                          \
-  ndx_gpu_guard g = {{dst_size, src_size}, status, (long)get_global_id(0)};
+#define NDX_CONVERT_GUARD ndx_gpu_guard g = {{dst_size, src_size}, status, (long)get_global_id(0)};
 #else
 #define NDX_CONVERT_GUARD ndx_gpu_guard g = {0};
 #endif
@@ -38,6 +40,14 @@ __kernel void ndx_convert(NDX_LAUNCH_ARGS) {
     ndx_convert_run_wN(p, dst, src, i0, min(i0 + d->chunk, (long)p->numel), NDX_SRC_T, NDX_DST_T,
                        &g);
 #endif
+}
+#endif
+
+#ifdef NDX_KERNEL_convert_tile
+__kernel void ndx_convert_tile(NDX_LAUNCH_ARGS) {
+  NDX_CONVERT_GUARD
+  long t = (long)get_global_id(0);
+  if (t < d->units) ndx_convert_tile_wN(d, dst, src, t, NDX_SRC_T, NDX_DST_T, &g);
 }
 #endif
 

@@ -6,12 +6,13 @@
  * for the destination, the pack written at the end), at the destination's
  * width, and runs one kernel of kernels/ndx_convert.cl for its pair of
  * types: ndx_convert element by element for destinations of 8 bits and up,
+ * on the cpu shape ndx_convert_tile for what the planner makes a transpose,
  * ndx_convert_bytes a destination byte at a time for 4-bit destinations,
  * so that no two work-items write one byte. The geometry is the shape's:
- * the cpu shape gives each work-item NDX_CL_CONVERT_ELEMS elements (or half
- * as many destination bytes), the gpu shape one unit at a time over the
- * launch (cl_tuning.h). Enqueueing is the copy's (ndx_cl_plan_enqueue_as):
- * the same buffer checks, bounds-check reports and events. */
+ * the cpu shape gives each work-item NDX_CL_CONVERT_ELEMS elements (half as
+ * many destination bytes, or one tile of NDX_CL_CONVERT_TILE_SIDE a side),
+ * the gpu shape one unit at a time over the launch (cl_tuning.h). Enqueueing is the copy's
+ * (ndx_cl_plan_enqueue_as): the same buffer checks, bounds-check reports and events. */
 #include <stdio.h>
 #include <string.h>
 
@@ -48,29 +49,47 @@ static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst
                          "%s: the launch descriptor and packed layouts take %zu bytes, past the "
                          "device's constant buffer size %llu",
                          fn, launch_size, (unsigned long long)cl->max_constant);
-  int kind = db < 8 ? NDX_CL_CONVERT_BYTES : NDX_CL_CONVERT;
+  int kind = db < 8                                                          ? NDX_CL_CONVERT_BYTES
+             : p.path == NDX_PATH_TRANSPOSE && cl->shape == NDX_CL_SHAPE_CPU ? NDX_CL_CONVERT_TILE
+                                                                             : NDX_CL_CONVERT;
   plan->path = NDX_PATH_GATHER;
   plan->wide = p.wide;
   s = ndx_cl_convert_kernel(cl, fn, p.wide, kind, (int)st, (int)dt, &plan->kernel, &plan->local);
   if (s != NDX_OK) return s;
   snprintf(plan->kernel_name, sizeof plan->kernel_name, "ndx_%s from %s to %s",
-           kind == NDX_CL_CONVERT_BYTES ? "convert_bytes" : "convert", ndx_dtype_name(st),
-           ndx_dtype_name(dt));
+           ndx_cl_convert_family(kind), ndx_dtype_name(st), ndx_dtype_name(dt));
 
   uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
   ndx_launch *d = (ndx_launch *)buf;
   memset(d, 0, sizeof *d);
-  d->units = p.q.numel;
-  d->chunk = NDX_CL_CONVERT_ELEMS;
-  if (kind == NDX_CL_CONVERT_BYTES) {
+  const ndx_operands *q = &p.q;
+  int64_t items;
+  switch (kind) {
+  case NDX_CL_CONVERT_TILE: { /* one tile a work-item */
+    int64_t dk = q->shape[q->rank - 2], dj = q->shape[q->rank - 1];
+    d->tile_k = d->tile_j = NDX_CL_CONVERT_TILE_SIDE;
+    d->tiles_j = ndx_ceil_div(dj, d->tile_j);
+    d->row_units = ndx_ceil_div(dk, d->tile_k) * d->tiles_j;
+    d->units = q->numel / (dk * dj) * d->row_units;
+    d->chunk = 1;
+    items = d->units;
+    break;
+  }
+  case NDX_CL_CONVERT_BYTES: {
     int64_t end;
-    ndx_operands_span(&p.q, 0, &lo, &hi);
+    ndx_operands_span(q, 0, &lo, &hi);
     ndx_bytes_span(lo, hi, db, &d->first, &end);
     d->units = end - d->first;
     d->chunk = NDX_CL_CONVERT_ELEMS / 2;
+    items = ndx_ceil_div(d->units, d->chunk);
+    break;
   }
-  int64_t items = ndx_ceil_div(d->units, d->chunk);
-  if (cl->shape == NDX_CL_SHAPE_GPU) {
+  default:
+    d->units = q->numel;
+    d->chunk = NDX_CL_CONVERT_ELEMS;
+    items = ndx_ceil_div(d->units, d->chunk);
+  }
+  if (cl->shape == NDX_CL_SHAPE_GPU) { /* every launch-size-th unit */
     int64_t groups = ndx_ceil_div(d->units, (int64_t)plan->local);
     items =
         (groups < NDX_CL_GPU_MAX_GROUPS ? groups : NDX_CL_GPU_MAX_GROUPS) * (int64_t)plan->local;

@@ -239,6 +239,13 @@ ndx_status ndx_cl_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int bit
                       kernel, local);
 }
 
+const char *ndx_cl_convert_family(int kind) {
+  static const char *const names[NDX_CL_CONVERT_KINDS] = {[NDX_CL_CONVERT] = "convert",
+                                                          [NDX_CL_CONVERT_TILE] = "convert_tile",
+                                                          [NDX_CL_CONVERT_BYTES] = "convert_bytes"};
+  return names[kind];
+}
+
 ndx_status ndx_cl_convert_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int src_t,
                                  int dst_t, cl_kernel *kernel, size_t *local) {
   pthread_mutex_lock(&cl->lock);
@@ -247,7 +254,7 @@ ndx_status ndx_cl_convert_kernel(ndx_cl *cl, const char *fn, int wide, int kind,
   pthread_mutex_unlock(&cl->lock);
   if (*kernel) return NDX_OK;
 
-  const char *family = kind == NDX_CL_CONVERT_BYTES ? "convert_bytes" : "convert";
+  const char *family = ndx_cl_convert_family(kind);
   char name[32], what[64], options[200];
   snprintf(name, sizeof name, "ndx_%s", family);
   snprintf(what, sizeof what, "ndx_%s %s to %s", family, ndx_dtype_name((ndx_dtype)src_t),

@@ -31,6 +31,7 @@ enum ndx_cl_kind {
 /* The conversion kernels (kernels/ndx_convert.cl), one per pair of types. */
 enum ndx_cl_convert_kind {
   NDX_CL_CONVERT,       /* ndx_convert: destinations of 8 bits and up */
+  NDX_CL_CONVERT_TILE,  /* ndx_convert_tile: the cpu shape's transposes, 8 bits and up */
   NDX_CL_CONVERT_BYTES, /* ndx_convert_bytes: 4-bit destinations */
   NDX_CL_CONVERT_KINDS
 };
@@ -123,6 +124,9 @@ ndx_status ndx_cl_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int bit
                          cl_kernel *kernel, size_t *local);
 
 /* Releases the kernel objects cl has made. */
+/* The name of conversion family `kind` (its kernel is ndx_<name>). */
+const char *ndx_cl_convert_family(int kind);
+
 /* The conversion kernel of family `kind` (enum ndx_cl_convert_kind) from
  * type src_t to dst_t in form `wide`, built on first use as ndx_cl_kernel
  * builds a copy kernel. */

@@ -62,4 +62,9 @@
  * in bytes for the widest pair. */
 #define NDX_CL_CONVERT_ELEMS 1024
 
+/* Conversions, cpu shape: the side of a transpose's tile, elements: 32
+ * rows of the source stay in the cache while the tile's destination rows
+ * are written (ndx-bench case "convert f32 -> f16 transpose 4096x4096"). */
+#define NDX_CL_CONVERT_TILE_SIDE 32
+
 #endif /* NDX_CL_TUNING_H */
