@@ -15,6 +15,7 @@
 #define ndx_cuda_plan_path ndx_hip_plan_path
 #define ndx_cuda_plan_destroy ndx_hip_plan_destroy
 #define ndx_cuda_copy ndx_hip_copy
+#define ndx_cuda_convert ndx_hip_convert
 #define ndx_cuda_gather ndx_hip_gather
 #define ndx_cuda_scatter ndx_hip_scatter
 #define ndx_cuda_check ndx_hip_check

@@ -36,6 +36,7 @@
 
 #include "cuda_cases.h"
 #include "cuda_index_cases.h"
+#include "convert_ref.h"
 #include "device/cuda_plan.h"
 
 /* ---- Devices ------------------------------------------------------------------ */
@@ -738,4 +739,70 @@ Test(cuda, positions_past_2_31_at_1_bit) {
 
 Test(cuda, positions_past_2_31_at_8_bits) {
   wide_span(8);
+}
+
+/* ---- Conversions -------------------------------------------------------------- */
+
+/* Conversions refuse before any CUDA call: the types' rules and the
+ * planner's (no device needed; the pointers are never touched). */
+Test(cuda, convert_refusals_need_no_device) {
+  ndx_layout a = contig2(4, 8), b = contig2(8, 4), bc;
+  ndx_layout row = cuda_contig(1, (int64_t[]){8});
+  cr_assert_eq(ndx_broadcast(&bc, &row, 2, (int64_t[]){4, 8}), NDX_OK, "broadcast");
+  void *d = (void *)0x100000, *s = (void *)0x200000;
+  REFUSED(ndx_cuda_convert(0, d, &a, (ndx_dtype)18, s, &a, NDX_F32), NDX_EINVAL,
+          NDX_GPU_STR(ndx_cuda_convert) ": dst_t is 18");
+  REFUSED(ndx_cuda_convert(0, d, &a, NDX_BF16, s, &a, (ndx_dtype)-1), NDX_EINVAL, "src_t is -1");
+  REFUSED(ndx_cuda_convert(0, d, &a, NDX_BF16, s, &b, NDX_F32), NDX_EINVAL,
+          NDX_GPU_STR(ndx_cuda_convert));
+  REFUSED(ndx_cuda_convert(0, d, &bc, NDX_BF16, s, &a, NDX_F32), NDX_EINVAL, "dst");
+  REFUSED(ndx_cuda_convert(0, NULL, &a, NDX_BF16, s, &a, NDX_F32), NDX_EINVAL, "dst is NULL");
+}
+
+Test(cuda, convert_without_a_device_is_a_device_error) {
+  NEED_NO_DEVICE();
+  ndx_layout a = contig2(4, 8);
+  ndx_status s = ndx_cuda_convert(0, (void *)0x100000, &a, NDX_BF16, (void *)0x200000, &a, NDX_F32);
+  cr_assert_eq(s, NDX_EDEVICE, "%s: %s", ndx_status_name(s), ndx_last_error());
+  cr_assert(strstr(ndx_last_error(), "ndx_convert_elements") != NULL, "message: %s",
+            ndx_last_error());
+}
+
+/* Every ordered pair of types over a random layout pair, whole destination
+ * buffers against the host reference (convert_ref.h). */
+Test(cuda, conversions_match_the_reference) {
+  NEED_DEVICE();
+  arena();
+  oracle_rng r = {77};
+  for (int st = 0; st < 18; st++)
+    for (int dt = 0; dt < 18; dt++) {
+      cuda_case c;
+      cuda_random_case(&r, st * 18 + dt, 32, &c);
+      int db = ndx_dtype_bits((ndx_dtype)dt), sb = ndx_dtype_bits((ndx_dtype)st);
+      size_t nd = cuda_case_bytes(&c.dst, db), ns = cuda_case_bytes(&c.src, sb);
+      cr_assert(nd <= ARENA && ns <= ARENA, "the case fits the arena");
+      uint8_t *hd = malloc(nd), *hs = malloc(ns), *ref = malloc(nd);
+      cr_assert(hd && hs && ref, "out of host memory");
+      cuda_fill(hd, nd, (uint64_t)(st * 18 + dt));
+      cuda_fill(hs, ns, (uint64_t)(st * 18 + dt) + 1000);
+      memcpy(ref, hd, nd);
+      int64_t n = oracle_numel(&c.dst);
+      for (int64_t k = 0; k < n; k++)
+        ref_convert_elem(ref, oracle_position_of(&c.dst, k), (ndx_dtype)dt, hs,
+                         oracle_position_of(&c.src, k), (ndx_dtype)st);
+      cr_assert_eq(cudaMemcpy(dev_dst, hd, nd, cudaMemcpyHostToDevice), cudaSuccess,
+                   "to the device");
+      cr_assert_eq(cudaMemcpy(dev_src, hs, ns, cudaMemcpyHostToDevice), cudaSuccess,
+                   "to the device");
+      ndx_status s =
+          ndx_cuda_convert(0, dev_dst, &c.dst, (ndx_dtype)dt, dev_src, &c.src, (ndx_dtype)st);
+      cr_assert_eq(s, NDX_OK, "%s", ndx_last_error());
+      cr_assert_eq(cudaMemcpy(hd, dev_dst, nd, cudaMemcpyDeviceToHost), cudaSuccess,
+                   "from the device");
+      int64_t at = cuda_first_difference(hd, ref, nd);
+      cr_assert(at < 0, "%s to %s: byte %lld is 0x%02x, want 0x%02x", ndx_dtype_name((ndx_dtype)st),
+                ndx_dtype_name((ndx_dtype)dt), (long long)at, at >= 0 ? hd[at] : 0,
+                at >= 0 ? ref[at] : 0);
+      free(hd), free(hs), free(ref);
+    }
 }

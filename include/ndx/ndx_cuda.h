@@ -36,6 +36,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "ndx_dtype.h"
 #include "ndx_index.h"
 #include "ndx_layout.h"
 
@@ -94,6 +95,20 @@ NDX_API void ndx_cuda_plan_destroy(ndx_cuda_plan *plan);
  * host work, about a microsecond, plus the launch. */
 NDX_API ndx_status ndx_cuda_copy(cudaStream_t stream, void *dst, const ndx_layout *dst_l,
                                  const void *src, const ndx_layout *src_l, int bits);
+
+/* Converts as ndx_cl_convert does (ndx_dtype.h has the value rules):
+ * dst[i] = src[i] converted from src_t to dst_t for every C-order index i
+ * of the one shape, device pointers, enqueued on `stream`; with dst_t ==
+ * src_t it is ndx_cuda_copy at that width. Returns NDX_OK once enqueued;
+ * NDX_EINVAL, naming ndx_cuda_convert, for a type outside ndx_dtype, a NULL
+ * pointer or layout, shapes that differ or a destination that is not
+ * distinct, nothing enqueued; NDX_EDEVICE for a failed launch. As for
+ * ndx_cuda_copy, the caller keeps the buffers large enough and apart. One
+ * kernel serves every pair (the types are its arguments); O(rank^2) host
+ * work, no allocation. */
+NDX_API ndx_status ndx_cuda_convert(cudaStream_t stream, void *dst, const ndx_layout *dst_l,
+                                    ndx_dtype dst_t, const void *src, const ndx_layout *src_l,
+                                    ndx_dtype src_t);
 
 /* ---- Gather and scatter (ndx_index.h has the semantics and the flags) ---- */
 

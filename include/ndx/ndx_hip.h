@@ -34,6 +34,7 @@
 
 #include <hip/hip_runtime_api.h>
 
+#include "ndx_dtype.h"
 #include "ndx_index.h"
 #include "ndx_layout.h"
 
@@ -82,6 +83,11 @@ NDX_API void ndx_hip_plan_destroy(ndx_hip_plan *plan);
  * host work, about a microsecond, plus the launch. */
 NDX_API ndx_status ndx_hip_copy(hipStream_t stream, void *dst, const ndx_layout *dst_l,
                                 const void *src, const ndx_layout *src_l, int bits);
+
+/* Converts as ndx_cuda_convert (ndx_dtype.h has the value rules), on HIP. */
+NDX_API ndx_status ndx_hip_convert(hipStream_t stream, void *dst, const ndx_layout *dst_l,
+                                   ndx_dtype dst_t, const void *src, const ndx_layout *src_l,
+                                   ndx_dtype src_t);
 
 /* ---- Gather and scatter (ndx_index.h has the semantics and the flags) ---- */
 
