@@ -88,16 +88,31 @@ NDX_FN ndx_u64 ndx_cv_mask(int bits) {
   return bits >= 64 ? ~(ndx_u64)0 : ((ndx_u64)1 << bits) - 1u;
 }
 
+/* The number of zero bits above the highest set bit of x != 0: one
+ * instruction on most devices (OpenCL's clz, CUDA's and HIP's __clz and
+ * __clzll, the host compiler's builtins in the host pass). */
+NDX_FN int ndx_clz32(ndx_u32 x) {
+#if defined(NDX_OPENCL_C)
+  return (int)clz(x);
+#elif defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __clz((int)x);
+#else
+  return __builtin_clz(x);
+#endif
+}
+NDX_FN int ndx_clz64(ndx_u64 x) {
+#if defined(NDX_OPENCL_C)
+  return (int)clz(x);
+#elif defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __clzll((long long)x);
+#else
+  return __builtin_clzll(x);
+#endif
+}
+
 /* The index of the highest set bit of x != 0. */
 NDX_FN int ndx_cv_msb(ndx_u64 x) {
-  int n = 0;
-  for (int s = 32; s > 0; s >>= 1) {
-    if (x >> s) {
-      x >>= s;
-      n += s;
-    }
-  }
-  return n;
+  return 63 - ndx_clz64(x);
 }
 
 /* m / 2^s rounded to nearest, ties to even, for s >= 1 (any size). */
@@ -406,7 +421,18 @@ NDX_FN ndx_u64 ndx_cv_encode(ndx_cv_value v, int t, int from_float) {
 }
 
 /* ---- Direct paths --------------------------------------------------------- */
-/* Pairs whose general path reduces to a few bit operations. */
+/* Pairs whose general path reduces to a few operations on 32-bit integers,
+ * written without branches (selects only) so that a loop over elements
+ * vectorizes (ndx-bench's "convert" cases). Each gives exactly the general
+ * path's bits (tests/test_dtype.c checks every pattern of the sources of
+ * 16 bits and less, and special, boundary and random f32 values). */
+
+NDX_FN ndx_u32 ndx_cv_min32(ndx_u32 a, ndx_u32 b) {
+  return a < b ? a : b;
+}
+NDX_FN int ndx_cv_clamp(int x, int lo, int hi) {
+  return x < lo ? lo : x > hi ? hi : x;
+}
 
 /* bf16 to f32: bf16 is f32's top half; a NaN is made canonical. */
 NDX_FN ndx_u64 ndx_cv_bf16_to_f32(ndx_u64 bits) {
@@ -424,6 +450,207 @@ NDX_FN ndx_u64 ndx_cv_f32_to_bf16(ndx_u64 bits) {
   return (ndx_u64)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
 }
 
+/* The layout of the float types of 32 bits and less, for the direct paths:
+ * exponent bits, significand bits (0 and 0 for every other type) and how
+ * the largest exponent field is spent (NDX_CV_IEEE ..). */
+NDX_FN int ndx_cv_ebits(int t) {
+  switch (t) {
+  case NDX_DT_F16:
+  case NDX_DT_F8E5M2:
+    return 5;
+  case NDX_DT_BF16:
+  case NDX_DT_F32:
+    return 8;
+  case NDX_DT_F8E4M3FN:
+    return 4;
+  case NDX_DT_F4E2M1FN:
+    return 2;
+  }
+  return 0;
+}
+NDX_FN int ndx_cv_mbits(int t) {
+  switch (t) {
+  case NDX_DT_F16:
+    return 10;
+  case NDX_DT_BF16:
+    return 7;
+  case NDX_DT_F32:
+    return 23;
+  case NDX_DT_F8E4M3FN:
+    return 3;
+  case NDX_DT_F8E5M2:
+    return 2;
+  case NDX_DT_F4E2M1FN:
+    return 1;
+  }
+  return 0;
+}
+NDX_FN int ndx_cv_style(int t) {
+  return t == NDX_DT_F8E4M3FN ? NDX_CV_FN_NAN : t == NDX_DT_F4E2M1FN ? NDX_CV_FN_NONE : NDX_CV_IEEE;
+}
+NDX_FN int ndx_cv_bias(int t) {
+  return (1 << (ndx_cv_ebits(t) - 1)) - 1;
+}
+
+/* m / 2^s rounded to nearest, ties to even, for 1 <= s <= 31 and
+ * m < 2^31 - 2^(s-1): adding half less one, and one more when the kept
+ * part is odd, carries exactly when the dropped part rounds up. */
+NDX_FN ndx_u32 ndx_cv_shift_rne32(ndx_u32 m, int s) {
+  return (m + ((1u << (s - 1)) - 1u) + ((m >> s) & 1u)) >> s;
+}
+
+/* A float rounded once into one of fewer significand bits and an exponent
+ * range no wider: `a` is the source's magnitude (its bits below the sign,
+ * not a NaN) in a format of `sm` significand bits and bias `sb`, the
+ * result the destination's magnitude (dm < sm, bias db <= sb), unclamped:
+ * anything above the destination's largest finite pattern is the caller's
+ * to map (infinity, NaN or saturation). The significand with its leading
+ * one is shifted right by sm - dm, and by one more for each step of the
+ * destination's exponent below its least normal (capped at 31: any shift
+ * past sm + 1 gives 0), rounded, and added to the destination's exponent
+ * field less one, so that the leading one (or a carry out of a rounding
+ * up) counts in the exponent field. */
+NDX_FN ndx_u32 ndx_cv_narrow(ndx_u32 a, int sm, int sb, int dm, int db) {
+  int e = (int)(a >> sm);
+  ndx_u32 m = (a & ((1u << sm) - 1u)) | (e ? 1u << sm : 0u);
+  int de = (e > 1 ? e : 1) - (sb - db); /* the destination's exponent, below 1: subnormal */
+  ndx_u32 base = de > 1 ? (ndx_u32)(de - 1) << dm : 0u;
+  int s = sm - dm + (de < 1 ? 1 - de : 0);
+  return base + ndx_cv_shift_rne32(m, s > 31 ? 31 : s);
+}
+
+/* 1 when ndx_cv_narrow_float takes the pair: an IEEE-style source of 32
+ * bits or less into a float of fewer significand bits and no wider
+ * exponent range. */
+NDX_FN int ndx_cv_narrows(int src_t, int dst_t) {
+  return ndx_cv_ebits(src_t) && ndx_cv_ebits(dst_t) && ndx_cv_style(src_t) == NDX_CV_IEEE &&
+         ndx_cv_mbits(dst_t) < ndx_cv_mbits(src_t) && ndx_cv_ebits(dst_t) <= ndx_cv_ebits(src_t);
+}
+
+/* A float narrowed (ndx_cv_narrows) with the destination's rules past its
+ * range and for NaN (f32 -> f16: "convert f32 -> f16 transpose"). */
+NDX_FN ndx_u64 ndx_cv_narrow_float(ndx_u64 bits, int src_t, int dst_t) {
+  int se = ndx_cv_ebits(src_t), sm = ndx_cv_mbits(src_t);
+  int de = ndx_cv_ebits(dst_t), dm = ndx_cv_mbits(dst_t);
+  ndx_u32 b = (ndx_u32)bits, a = b & ((1u << (se + sm)) - 1u);
+  ndx_u32 sign = (b >> (se + sm) & 1u) << (de + dm);
+  int nan = a > (((1u << se) - 1u) << sm);
+  ndx_u32 r = ndx_cv_narrow(a, sm, ndx_cv_bias(src_t), dm, ndx_cv_bias(dst_t));
+  if (dst_t == NDX_DT_F8E4M3FN) /* past 448: 0x7f; a NaN's exponent field puts it past too */
+    return sign | ndx_cv_min32(r, 0x7fu);
+  if (dst_t == NDX_DT_F4E2M1FN) /* saturating at 6; NaN: a zero of the other sign */
+    return nan ? sign ^ 0x8u : sign | ndx_cv_min32(r, 0x7u);
+  ndx_u32 inf = ((1u << de) - 1u) << dm;
+  return sign | (nan ? inf | 1u << (dm - 1) : ndx_cv_min32(r, inf));
+}
+
+/* 1 when ndx_cv_widen_float takes the pair: a float of 32 bits or less
+ * into an IEEE-style one that holds its every value exactly (no fewer
+ * significand bits; the same exponent range or one that makes the
+ * source's least subnormal normal). */
+NDX_FN int ndx_cv_widens(int src_t, int dst_t) {
+  int sb = ndx_cv_bias(src_t), db = ndx_cv_bias(dst_t);
+  return ndx_cv_ebits(src_t) && ndx_cv_ebits(dst_t) && ndx_cv_style(dst_t) == NDX_CV_IEEE &&
+         ndx_cv_mbits(dst_t) >= ndx_cv_mbits(src_t) && (db == sb || db >= sb + ndx_cv_mbits(src_t));
+}
+
+/* A float widened exactly (ndx_cv_widens): a normal value rebiases its
+ * exponent field; a subnormal one (with a wider exponent range) becomes
+ * normal, its leading one at bit p found by clz; the source's infinities
+ * and NaNs become the destination's infinity and canonical NaN
+ * (f8e4m3fn -> f32, f4e2m1fn -> f16: "convert f4e2m1fn -> f16"). */
+NDX_FN ndx_u64 ndx_cv_widen_float(ndx_u64 bits, int src_t, int dst_t) {
+  int se = ndx_cv_ebits(src_t), sm = ndx_cv_mbits(src_t), sb = ndx_cv_bias(src_t);
+  int de = ndx_cv_ebits(dst_t), dm = ndx_cv_mbits(dst_t), db = ndx_cv_bias(dst_t);
+  ndx_u32 b = (ndx_u32)bits, a = b & ((1u << (se + sm)) - 1u);
+  ndx_u32 sign = (b >> (se + sm) & 1u) << (de + dm);
+  ndx_u32 normal = (a << (dm - sm)) + ((ndx_u32)(db - sb) << dm);
+  int p = 31 - ndx_clz32((a & ((1u << sm) - 1u)) | 1u);
+  ndx_u32 sub = ((ndx_u32)(p + db - sb - sm) << dm) + (a << (dm - p));
+  ndx_u32 r = a >= (1u << sm) || db == sb ? normal : a ? sub : 0u;
+  ndx_u32 inf = ((1u << de) - 1u) << dm, nan = inf | 1u << (dm - 1);
+  ndx_u32 sinf = ((1u << se) - 1u) << sm;
+  if (ndx_cv_style(src_t) == NDX_CV_IEEE) r = a > sinf ? nan : a == sinf ? inf : r;
+  if (ndx_cv_style(src_t) == NDX_CV_FN_NAN) r = a == (sinf | ((1u << sm) - 1u)) ? nan : r;
+  return sign | r;
+}
+
+/* 1 for bool and the integer types of 16 bits and less, whose every value
+ * an f32 holds exactly. */
+NDX_FN int ndx_cv_small_int(int t) {
+  return t == NDX_DT_BOOL || t == NDX_DT_I4 || t == NDX_DT_U4 || t == NDX_DT_I8 || t == NDX_DT_U8 ||
+         t == NDX_DT_I16 || t == NDX_DT_U16;
+}
+
+/* An integer of 16 bits or less (ndx_cv_small_int) as f32 bits, exactly:
+ * the magnitude's leading one, found by clz, sets the exponent ("convert
+ * i8 -> f32 contiguous"). */
+NDX_FN ndx_u32 ndx_cv_small_int_to_f32(ndx_u64 bits, int src_t) {
+  int w = ndx_cv_bits(src_t);
+  int is_signed = src_t == NDX_DT_I4 || src_t == NDX_DT_I8 || src_t == NDX_DT_I16;
+  ndx_u32 mask = (1u << w) - 1u, b = (ndx_u32)bits & mask;
+  ndx_u32 neg = is_signed ? b >> (w - 1) : 0u;
+  ndx_u32 mag = src_t == NDX_DT_BOOL ? (b ? 1u : 0u) : neg ? (0u - b) & mask : b;
+  int p = 31 - ndx_clz32(mag | 1u);
+  ndx_u32 f = ((ndx_u32)(p + 126) << 23) + (mag << (23 - p));
+  return neg << 31 | (mag ? f : 0u);
+}
+
+/* f32 bits as an integer of `width` <= 32 bits, signed or not: truncated
+ * toward zero (the significand shifted by the exponent, right by up to 31
+ * or left by up to 8), saturating at the type's range (from 2^32 up,
+ * infinities too), NaN to 0 ("convert" of f32 to i8, u8, i32). */
+NDX_FN ndx_u64 ndx_cv_f32_to_int(ndx_u32 b, int width, int is_signed) {
+  ndx_u32 a = b & 0x7fffffffu;
+  int e = (int)(a >> 23);
+  ndx_u32 m = (a & 0x7fffffu) | 0x800000u;
+  ndx_u32 t = (m >> ndx_cv_clamp(150 - e, 0, 31)) << ndx_cv_clamp(e - 150, 0, 8);
+  t = a >= 0x4f800000u ? 0xffffffffu : t;
+  ndx_u32 mask = width >= 32 ? 0xffffffffu : (1u << width) - 1u;
+  ndx_u32 top = is_signed ? mask >> 1 : mask, low = is_signed ? (mask >> 1) + 1u : 0u;
+  ndx_u32 r = b >> 31 ? (0u - ndx_cv_min32(t, low)) & mask : ndx_cv_min32(t, top);
+  return a > 0x7f800000u ? 0u : r;
+}
+
+/* A float of 32 bits or less as f32 bits, exactly (NaN as a NaN). */
+NDX_FN ndx_u32 ndx_cv_to_f32(ndx_u64 bits, int src_t) {
+  if (src_t == NDX_DT_F32) return (ndx_u32)bits;
+  if (src_t == NDX_DT_BF16) return (ndx_u32)ndx_cv_bf16_to_f32(bits);
+  return (ndx_u32)ndx_cv_widen_float(bits, src_t, NDX_DT_F32);
+}
+
+/* f32 bits into a float of 32 bits or less, rounded once. */
+NDX_FN ndx_u64 ndx_cv_from_f32(ndx_u32 b, int dst_t) {
+  if (dst_t == NDX_DT_F32) return b;
+  if (dst_t == NDX_DT_BF16) return ndx_cv_f32_to_bf16(b);
+  return ndx_cv_narrow_float(b, NDX_DT_F32, dst_t);
+}
+
+/* An integer destination of 32 bits or less and its signedness. */
+NDX_FN int ndx_cv_int32_dst(int t) {
+  return t == NDX_DT_I4 || t == NDX_DT_U4 || t == NDX_DT_I8 || t == NDX_DT_U8 || t == NDX_DT_I16 ||
+         t == NDX_DT_U16 || t == NDX_DT_I32 || t == NDX_DT_U32;
+}
+NDX_FN int ndx_cv_signed(int t) {
+  return t == NDX_DT_I4 || t == NDX_DT_I8 || t == NDX_DT_I16 || t == NDX_DT_I32 || t == NDX_DT_I64;
+}
+
+/* The pair's direct path, for a pair that has one (ndx_cv_has_direct). */
+NDX_FN int ndx_cv_has_direct(int src_t, int dst_t) {
+  if (src_t == dst_t) return 0;
+  if (ndx_cv_narrows(src_t, dst_t) || ndx_cv_widens(src_t, dst_t)) return 1;
+  if (ndx_cv_small_int(src_t) && ndx_cv_ebits(dst_t)) return 1;
+  return ndx_cv_ebits(src_t) && ndx_cv_int32_dst(dst_t);
+}
+NDX_FN ndx_u64 ndx_cv_direct(ndx_u64 bits, int src_t, int dst_t) {
+  if (src_t == NDX_DT_BF16 && dst_t == NDX_DT_F32) return ndx_cv_bf16_to_f32(bits);
+  if (src_t == NDX_DT_F32 && dst_t == NDX_DT_BF16) return ndx_cv_f32_to_bf16(bits);
+  if (ndx_cv_narrows(src_t, dst_t)) return ndx_cv_narrow_float(bits, src_t, dst_t);
+  if (ndx_cv_widens(src_t, dst_t)) return ndx_cv_widen_float(bits, src_t, dst_t);
+  if (ndx_cv_small_int(src_t)) return ndx_cv_from_f32(ndx_cv_small_int_to_f32(bits, src_t), dst_t);
+  return ndx_cv_f32_to_int(ndx_cv_to_f32(bits, src_t), ndx_cv_bits(dst_t), ndx_cv_signed(dst_t));
+}
+
 /* ---- The conversion ------------------------------------------------------- */
 
 /* The destination bits of the value whose source bits are `src_bits`, of
@@ -431,8 +658,7 @@ NDX_FN ndx_u64 ndx_cv_f32_to_bf16(ndx_u64 bits) {
  * type `dst_t`: the low ndx_dtype_bits(dst_t) bits of the result, every
  * higher bit 0. The same type on both sides returns the source's bits. */
 NDX_FN ndx_u64 ndx_convert_bits(ndx_u64 src_bits, int src_t, int dst_t) {
-  if (src_t == NDX_DT_BF16 && dst_t == NDX_DT_F32) return ndx_cv_bf16_to_f32(src_bits);
-  if (src_t == NDX_DT_F32 && dst_t == NDX_DT_BF16) return ndx_cv_f32_to_bf16(src_bits);
+  if (ndx_cv_has_direct(src_t, dst_t)) return ndx_cv_direct(src_bits, src_t, dst_t);
   if (src_t == dst_t) return src_bits & ndx_cv_mask(ndx_cv_bits(src_t));
   return ndx_cv_encode(ndx_cv_decode(src_bits, src_t), dst_t, ndx_cv_is_float(src_t));
 }

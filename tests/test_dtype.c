@@ -445,18 +445,83 @@ Test(convert, wide_sources_at_special_boundary_and_random_values) {
   expect_no_mismatch(&s, "sources of 32 and 64 bits, special, boundary and random values");
 }
 
-Test(convert, direct_paths_are_the_general_path) {
-  for (uint64_t b = 0; b < 0x10000; b++)
-    cr_assert_eq(ndx_cv_bf16_to_f32(b), ndx_cv_encode_f32(ndx_cv_decode_bf16(b)), "bf16 0x%llx",
-                 (unsigned long long)b);
-  oracle_rng r = {32};
-  for (int k = 0; k < 200000; k++) {
-    uint64_t b = oracle_next(&r) & 0xffffffff;
-    if (k < 3 * 0x10000) { /* every top half, just below, at and just above its tie */
-      static const uint64_t low[3] = {0x7fff, 0x8000, 0x8001};
-      b = (uint64_t)(k / 3) << 16 | low[k % 3];
+/* The general path alone: decode into the exact value, encode it. */
+static uint64_t general_path(uint64_t b, int from, int to) {
+  return ndx_cv_encode(ndx_cv_decode(b, from), to, ndx_cv_is_float(from));
+}
+
+/* f32 patterns at every place a direct path rounds or shifts: every
+ * exponent field and sign, with significands that put a tie, its
+ * neighbours and the all-ones run at each bit. */
+static values f32_rounding_points(void) {
+  values l = {0};
+  for (uint64_t e = 0; e < 256; e++)
+    for (uint64_t sgn = 0; sgn < 2; sgn++) {
+      uint64_t hi = sgn << 31 | e << 23;
+      add(&l, hi);
+      add(&l, hi | 0x7fffff);
+      for (int j = 0; j < 23; j++) {
+        static const uint64_t base[2] = {1, 3};
+        for (int k = 0; k < 2; k++)
+          for (int d = -1; d <= 1; d++) add(&l, hi | (((base[k] << j) + (uint64_t)d) & 0x7fffff));
+      }
     }
-    cr_assert_eq(ndx_cv_f32_to_bf16(b), ndx_cv_encode_bf16(ndx_cv_decode_f32(b)), "f32 0x%llx",
-                 (unsigned long long)b);
+  return l;
+}
+
+Test(convert, the_pairs_with_direct_paths) {
+  static const int pairs[][2] = {
+      {NDX_DT_F32, NDX_DT_F16},      {NDX_DT_F16, NDX_DT_F32},       {NDX_DT_F32, NDX_DT_BF16},
+      {NDX_DT_BF16, NDX_DT_F32},     {NDX_DT_F32, NDX_DT_F8E4M3FN},  {NDX_DT_F32, NDX_DT_F8E5M2},
+      {NDX_DT_F8E4M3FN, NDX_DT_F32}, {NDX_DT_F8E5M2, NDX_DT_F32},    {NDX_DT_F4E2M1FN, NDX_DT_F16},
+      {NDX_DT_F4E2M1FN, NDX_DT_F32}, {NDX_DT_F4E2M1FN, NDX_DT_BF16}, {NDX_DT_F16, NDX_DT_F4E2M1FN},
+      {NDX_DT_F32, NDX_DT_F4E2M1FN}, {NDX_DT_BF16, NDX_DT_F4E2M1FN}, {NDX_DT_I8, NDX_DT_F32},
+      {NDX_DT_U8, NDX_DT_F32},       {NDX_DT_I16, NDX_DT_F32},       {NDX_DT_U16, NDX_DT_F32},
+      {NDX_DT_BOOL, NDX_DT_F32},     {NDX_DT_I8, NDX_DT_F16},        {NDX_DT_U8, NDX_DT_F16},
+      {NDX_DT_I16, NDX_DT_F16},      {NDX_DT_U16, NDX_DT_F16},       {NDX_DT_BOOL, NDX_DT_F16},
+      {NDX_DT_I8, NDX_DT_BF16},      {NDX_DT_U8, NDX_DT_BF16},       {NDX_DT_I16, NDX_DT_BF16},
+      {NDX_DT_U16, NDX_DT_BF16},     {NDX_DT_BOOL, NDX_DT_BF16},     {NDX_DT_F32, NDX_DT_I8},
+      {NDX_DT_F32, NDX_DT_U8},       {NDX_DT_F32, NDX_DT_I32},
+  };
+  for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++)
+    cr_assert(ndx_cv_has_direct(pairs[k][0], pairs[k][1]), "%s -> %s", spec[pairs[k][0]].name,
+              spec[pairs[k][1]].name);
+  cr_assert(!ndx_cv_has_direct(NDX_DT_F32, NDX_DT_F32));
+  cr_assert(!ndx_cv_has_direct(NDX_DT_F64, NDX_DT_F32));
+}
+
+Test(convert, direct_paths_are_the_general_path) {
+  long long pairs = 0, checked = 0;
+  oracle_rng r = {32};
+  for (int from = 0; from < NTYPES; from++) {
+    int w = spec[from].bits;
+    values l = {0};
+    if (w <= 16) {
+      for (uint64_t b = 0; b < (UINT64_C(1) << w); b++) add(&l, b);
+    } else if (w == 32) {
+      l = from == NDX_DT_F32 ? f32_rounding_points() : specials(from);
+      values more = specials(from);
+      for (size_t k = 0; k < more.n; k++) add(&l, more.v[k]);
+      free(more.v);
+      add_random(&l, from, 100000, &r);
+      if (from == NDX_DT_F32) /* every top half, just below, at and just above its tie */
+        for (uint64_t t = 0; t < 0x10000; t++)
+          for (uint64_t low = 0x7fff; low <= 0x8001; low++) add(&l, t << 16 | low);
+    }
+    for (int to = 0; to < NTYPES; to++) {
+      if (!ndx_cv_has_direct(from, to)) continue;
+      cr_assert(w <= 32, "%s -> %s: a direct path from %d bits", spec[from].name, spec[to].name, w);
+      pairs++;
+      for (size_t k = 0; k < l.n; k++, checked++) {
+        uint64_t got = ndx_convert_bits(l.v[k], from, to), want = general_path(l.v[k], from, to);
+        if (got != want)
+          cr_assert_fail("%s -> %s: source 0x%llx: direct 0x%llx, general path 0x%llx",
+                         spec[from].name, spec[to].name, (unsigned long long)l.v[k],
+                         (unsigned long long)got, (unsigned long long)want);
+      }
+    }
+    free(l.v);
   }
+  cr_log_info("%lld pairs with direct paths, %lld conversions against the general path", pairs,
+              checked);
 }
