@@ -494,9 +494,11 @@ NDX_FN int ndx_cv_bias(int t) {
 
 /* m / 2^s rounded to nearest, ties to even, for 1 <= s <= 31 and
  * m < 2^31 - 2^(s-1): adding half less one, and one more when the kept
- * part is odd, carries exactly when the dropped part rounds up. */
-NDX_FN ndx_u32 ndx_cv_shift_rne32(ndx_u32 m, int s) {
-  return (m + ((1u << (s - 1)) - 1u) + ((m >> s) & 1u)) >> s;
+ * part is odd, carries exactly when the dropped part rounds up. (Every
+ * shift is by s, an amount a compiler can prove below 32 after the
+ * caller's ndx_cv_min32: no masking of shift amounts in OpenCL C.) */
+NDX_FN ndx_u32 ndx_cv_shift_rne32(ndx_u32 m, ndx_u32 s) {
+  return (m + ((1u << s) >> 1) - 1u + ((m >> s) & 1u)) >> s;
 }
 
 /* A float rounded once into one of fewer significand bits and an exponent
@@ -516,7 +518,7 @@ NDX_FN ndx_u32 ndx_cv_narrow(ndx_u32 a, int sm, int sb, int dm, int db) {
   int de = (e > 1 ? e : 1) - (sb - db); /* the destination's exponent, below 1: subnormal */
   ndx_u32 base = de > 1 ? (ndx_u32)(de - 1) << dm : 0u;
   int s = sm - dm + (de < 1 ? 1 - de : 0);
-  return base + ndx_cv_shift_rne32(m, s > 31 ? 31 : s);
+  return base + ndx_cv_shift_rne32(m, ndx_cv_min32((ndx_u32)s, 31u));
 }
 
 /* 1 when ndx_cv_narrow_float takes the pair: an IEEE-style source of 32
@@ -556,7 +558,7 @@ NDX_FN int ndx_cv_widens(int src_t, int dst_t) {
 
 /* A float widened exactly (ndx_cv_widens): a normal value rebiases its
  * exponent field; a subnormal one (with a wider exponent range) becomes
- * normal, its leading one at bit p found by clz; the source's infinities
+ * normal, its leading one found by clz; the source's infinities
  * and NaNs become the destination's infinity and canonical NaN
  * (f8e4m3fn -> f32, f4e2m1fn -> f16: "convert f4e2m1fn -> f16"). */
 NDX_FN ndx_u64 ndx_cv_widen_float(ndx_u64 bits, int src_t, int dst_t) {
@@ -565,8 +567,9 @@ NDX_FN ndx_u64 ndx_cv_widen_float(ndx_u64 bits, int src_t, int dst_t) {
   ndx_u32 b = (ndx_u32)bits, a = b & ((1u << (se + sm)) - 1u);
   ndx_u32 sign = (b >> (se + sm) & 1u) << (de + dm);
   ndx_u32 normal = (a << (dm - sm)) + ((ndx_u32)(db - sb) << dm);
-  int p = 31 - ndx_clz32((a & ((1u << sm) - 1u)) | 1u);
-  ndx_u32 sub = ((ndx_u32)(p + db - sb - sm) << dm) + (a << (dm - p));
+  ndx_u32 m = a & ((1u << sm) - 1u);
+  int c = ndx_clz32(m | 1u); /* m's leading one at bit 31 - c */
+  ndx_u32 sub = ((ndx_u32)(31 - c + db - sb - sm) << dm) + ((m << c) >> (31 - dm));
   ndx_u32 r = a >= (1u << sm) || db == sb ? normal : a ? sub : 0u;
   ndx_u32 inf = ((1u << de) - 1u) << dm, nan = inf | 1u << (dm - 1);
   ndx_u32 sinf = ((1u << se) - 1u) << sm;
@@ -591,8 +594,8 @@ NDX_FN ndx_u32 ndx_cv_small_int_to_f32(ndx_u64 bits, int src_t) {
   ndx_u32 mask = (1u << w) - 1u, b = (ndx_u32)bits & mask;
   ndx_u32 neg = is_signed ? b >> (w - 1) : 0u;
   ndx_u32 mag = src_t == NDX_DT_BOOL ? (b ? 1u : 0u) : neg ? (0u - b) & mask : b;
-  int p = 31 - ndx_clz32(mag | 1u);
-  ndx_u32 f = ((ndx_u32)(p + 126) << 23) + (mag << (23 - p));
+  int c = ndx_clz32(mag | 1u); /* the leading one at bit 31 - c */
+  ndx_u32 f = ((ndx_u32)(157 - c) << 23) + ((mag << c) >> 8);
   return neg << 31 | (mag ? f : 0u);
 }
 

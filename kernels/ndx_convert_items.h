@@ -63,6 +63,23 @@ NDX_FN void ndx_convert_store(NDX_GLOBAL ndx_u8 *dst, ndx_pos pos, int bits, ndx
   }
 }
 
+/* The source bits `v` of type st converted into type dt and stored at
+ * destination position pd (8 bits and up). */
+NDX_FN void ndx_convert_put(NDX_GLOBAL ndx_u8 *dst, ndx_pos pd, ndx_u64 v, int st, int dt,
+                            const ndx_gpu_guard *g) {
+  int db = ndx_cv_bits(dt);
+  if (ndx_gpu_in(g, 0, pd, 1, db)) ndx_convert_store(dst, pd, db, ndx_convert_bits(v, st, dt));
+}
+
+/* The element of type st at source position ps converted into type dt at
+ * destination position pd (8 bits and up). */
+NDX_FN void ndx_convert_at(NDX_GLOBAL ndx_u8 *dst, ndx_pos pd, NDX_GLOBAL const ndx_u8 *src,
+                           ndx_pos ps, int st, int dt, const ndx_gpu_guard *g) {
+  int sb = ndx_cv_bits(st);
+  if (ndx_gpu_in(g, 1, ps, 1, sb))
+    ndx_convert_put(dst, pd, ndx_convert_load(src, ps, sb), st, dt, g);
+}
+
 #endif /* NDX_CONVERT_ITEMS_H */
 
 #ifndef NDX_CONVERT_ITEMS_H_WN
@@ -83,13 +100,18 @@ NDX_FN void ndx_convert_store(NDX_GLOBAL ndx_u8 *dst, ndx_pos pos, int bits, ndx
 
 /* Run: C-order elements [i0, i1) (i0 < i1 <= numel) of type st into type
  * dt, 8-bit destinations and up, a row of the innermost axis at a time:
- * the odometer finds each row's start and the row steps by its strides, a
- * loop the compiler vectorizes where the strides are 1 and the conversion
- * has no branch (ndx-bench case "convert f32 -> bf16 contiguous"). */
+ * the odometer finds each row's start and the row steps by its strides.
+ * The compiler vectorizes a row's loop where the conversion has no branch
+ * and the strides are constants: rows of destination stride 1 and source
+ * stride 1 or -1 have loops of their own (ndx-bench cases "convert f32 ->
+ * bf16 contiguous", "convert bf16 -> f32 flip"), and a 4-bit source of
+ * stride 1 from an even position is read a byte, two elements, at a time
+ * ("convert f4e2m1fn -> f16 4096x4096"); any other row, and what is left
+ * of one, steps by its strides. */
 NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL ndx_u8 *dst,
                                NDX_GLOBAL const ndx_u8 *src, ndx_i64 i0, ndx_i64 i1, int st, int dt,
                                const ndx_gpu_guard *g) {
-  int sb = ndx_cv_bits(st), db = ndx_cv_bits(dt), in = (int)p->rank - 1;
+  int sb = ndx_cv_bits(st), in = (int)p->rank - 1;
   ndx_odo_wN o;
   ndx_odo_start_wN(p, &o, (NDX_WORD)i0);
   ndx_i64 d = in >= 0 ? (ndx_i64)ndx_extent_wN(p, in) : 1;
@@ -97,18 +119,21 @@ NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL n
   ndx_i64 ss = in >= 0 ? (ndx_i64)ndx_stride_wN(p, 1, in) : 0;
   for (ndx_i64 i = i0; i < i1;) {
     ndx_i64 j = in >= 0 ? (ndx_i64)o.index[in] : 0, n = d - j < i1 - i ? d - j : i1 - i;
-    ndx_i64 pd = (ndx_i64)o.pos[0], ps = (ndx_i64)o.pos[1];
-    if (sd == 1 && ss == 1) /* unit strides: a loop of its own, which vectorizes */
-      for (ndx_i64 k = 0; k < n; k++) {
-        if (ndx_gpu_in(g, 0, pd + k, 1, db) && ndx_gpu_in(g, 1, ps + k, 1, sb))
-          ndx_convert_store(dst, pd + k, db,
-                            ndx_convert_bits(ndx_convert_load(src, ps + k, sb), st, dt));
+    ndx_i64 pd = (ndx_i64)o.pos[0], ps = (ndx_i64)o.pos[1], k = 0;
+    if (sd == 1 && ss == 1 && sb >= 8) {
+      for (; k < n; k++) ndx_convert_at(dst, pd + k, src, ps + k, st, dt, g);
+    } else if (sd == 1 && ss == -1 && sb >= 8) {
+      for (; k < n; k++) ndx_convert_at(dst, pd + k, src, ps - k, st, dt, g);
+    } else if (sd == 1 && ss == 1 && sb == 4 && !(ps & 1)) {
+      for (ndx_i64 h = 0; h < n / 2; h++) {
+        if (!ndx_gpu_in(g, 1, ps + 2 * h, 2, 4)) continue;
+        ndx_u32 byte = ndx_load8(src, ps / 2 + h);
+        ndx_convert_put(dst, pd + 2 * h, byte & 0xfu, st, dt, g);
+        ndx_convert_put(dst, pd + 2 * h + 1, byte >> 4, st, dt, g);
       }
-    else
-      for (ndx_i64 k = 0; k < n; k++)
-        if (ndx_gpu_in(g, 0, pd + k * sd, 1, db) && ndx_gpu_in(g, 1, ps + k * ss, 1, sb))
-          ndx_convert_store(dst, pd + k * sd, db,
-                            ndx_convert_bits(ndx_convert_load(src, ps + k * ss, sb), st, dt));
+      k = n - n % 2;
+    }
+    for (; k < n; k++) ndx_convert_at(dst, pd + k * sd, src, ps + k * ss, st, dt, g);
     i += n;
     if (i < i1) ndx_odo_next_row_wN(p, &o, (NDX_WORD)j, (NDX_WORD)sd, (NDX_WORD)ss);
   }
