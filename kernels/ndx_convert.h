@@ -514,8 +514,12 @@ NDX_FN ndx_u32 ndx_cv_shift_rne32(ndx_u32 m, ndx_u32 s) {
  * up) counts in the exponent field. */
 NDX_FN ndx_u32 ndx_cv_narrow(ndx_u32 a, int sm, int sb, int dm, int db) {
   int e = (int)(a >> sm);
-  ndx_u32 m = (a & ((1u << sm) - 1u)) | (e ? 1u << sm : 0u);
-  int de = (e > 1 ? e : 1) - (sb - db); /* the destination's exponent, below 1: subnormal */
+  /* a source subnormal (exponent field 0) is the exponent field 1 without
+   * the leading one; where the biases differ by dm + 2 or more, its shift
+   * passes sm + 1 and it gives 0 as any value does (f32 -> f8e4m3fn) */
+  int tiny = sb - db >= dm + 2;
+  ndx_u32 m = (a & ((1u << sm) - 1u)) | (tiny || e ? 1u << sm : 0u);
+  int de = (tiny || e > 1 ? e : 1) - (sb - db); /* the destination's exponent, below 1: subnormal */
   ndx_u32 base = de > 1 ? (ndx_u32)(de - 1) << dm : 0u;
   int s = sm - dm + (de < 1 ? 1 - de : 0);
   return base + ndx_cv_shift_rne32(m, ndx_cv_min32((ndx_u32)s, 31u));
