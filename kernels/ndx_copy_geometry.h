@@ -1,10 +1,11 @@
 /* ndx_copy_geometry.h: the tile geometry of ndx's copy kernels, which the
- * host planners size launches with (src/device/cl.c, src/device/cuda_plan.c)
- * and the copy bodies (ndx_copy_cpu.h) and kernels (kernels/ndx_copy.cl)
- * split their work by: plain functions of extents, positions and the
- * element width, one form, so that a planner calls them without reading a
- * pack. Private to ndx, as ndx_copy_items.h, which includes it first; no
- * kernel bodies and no code for one kind of device here.
+ * host planners size launches with (src/host/launch_cpu.c, launch.c,
+ * src/device/cuda_plan.c) and the copy bodies (ndx_copy_cpu.h) and kernels
+ * (kernels/ndx_copy.cl) split their work by: plain functions of extents,
+ * positions and the element width, one form, so that a planner calls them
+ * without reading a pack. Private to ndx, as ndx_copy_items.h, which
+ * includes it first; no kernel bodies and no code for one kind of device
+ * here.
  *
  *   tiles    NDX_TILE, ndx_tile_side, ndx_tile_shape, ndx_tile_count,
  *            ndx_tile_batches: a transpose's tiles and work-items
@@ -90,21 +91,22 @@ NDX_FN ndx_i64 ndx_tile_batches(ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 elems)
   return area >= elems ? 1 : elems / area;
 }
 
-/* Tile groups. Where a transpose's tiles are small (di and dj, the extents
- * of its last two axes, both under a side), the batch axes next to them
- * join its tiles where each tile stays one run per row on both sides: axis
- * rank-3, when its destination stride is dj (the destination runs on
- * through it), joins the columns (*gj its extent); then the next batch axis
- * in, when its source stride is di (the source runs on through it), joins
- * the rows (*gi). A tile copy then sees a matrix of di*gi x dj*gj elements
- * a batch, whose row and column offsets are two-level (ndx_group_rows), and
- * its tiles move in whole register blocks rather than in single elements
- * at every small tile's edges: a rank-8 permutation of extents 5 to 11 has
- * 11 x 9 tiles, which become 99 x 45. e[0], e[1]: the extents of axes
- * rank-3 and rank-4 (0 where there is no such axis), sd and ss their
- * destination and source strides; sdj and ssi the strides along the tile
- * (unit for a block copy); 8 to 64-bit elements. Returns the number of
- * axes joined, 0 to 2 (*gi = *gj = 1 for none). */
+/* Tile groups, as the cpu shape's planner joins them (ndx_copy_tile_join
+ * with reach 1, src/host/launch_cpu.c): where a transpose's tiles are small
+ * (di and dj, the extents of its last two axes, both under a side), the
+ * batch axes next to them join them where they continue them: axis rank-3,
+ * when its destination stride is dj (the destination runs on through it),
+ * joins the columns (*gj its extent); then the next batch axis in, when its
+ * source stride is di (the source runs on through it), joins the rows
+ * (*gi). A tile copy then sees a matrix of di*gi x dj*gj elements a batch,
+ * whose row and column offsets are two-level (ndx_group_rows), and its
+ * tiles move in whole register blocks rather than in single elements at
+ * every small tile's edges: a rank-8 permutation of extents 5 to 11 has 11
+ * x 9 tiles, which become 99 x 45. e[0], e[1]: the extents of axes rank-3
+ * and rank-4 (0 where there is no such axis), sd and ss their destination
+ * and source strides; sdj and ssi the strides along the tile (unit for a
+ * block copy); 8 to 64-bit elements. Returns the number of axes joined, 0
+ * to 2 (*gi = *gj = 1 for none). */
 NDX_FN int ndx_tile_groups(ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 sdj, ndx_i64 ssi,
                            const ndx_i64 *e, const ndx_i64 *sd, const ndx_i64 *ss, ndx_i64 *gi,
                            ndx_i64 *gj) {

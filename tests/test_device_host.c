@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/cl_tuning.h"
 #include "host/copy_plan.h"
 #include "ndx/ndx_pack.h"
 #include "oracle.h"
@@ -20,6 +21,8 @@
 #undef NDX_WIDE
 #define NDX_WIDE 1
 #include "ndx_copy_items.h"
+
+#include "host/launch.h" /* after the copy bodies, which include ndx_device.h for each form */
 
 #define PACK_WORDS (NDX_PACK_MAX_BYTES(NDX_PACK_MAX_OPS, NDX_MAX_RANK) / 8)
 
@@ -758,4 +761,169 @@ Test(copy_plan, names_are_one_vocabulary) {
     cr_assert_str_eq(ndx_copy_path_name(p), want[p]);
   cr_assert_str_eq(ndx_copy_path_name(-1), "none");
   cr_assert_str_eq(ndx_copy_path_name(NDX_PATH_BYTES + 1), "none");
+}
+
+/* ---- The cpu shape's launch ---------------------------------------------------- */
+
+enum pin_move { PIN_PERMUTE, PIN_SLICE2, PIN_NARROW, PIN_BCAST_ROW, PIN_BCAST_COL, PIN_FLIP };
+
+/* A copy into a contiguous destination from a view of a contiguous source:
+ * its axes permuted by `perm`, or the move named; and the cpu shape's
+ * path, work per item and items. */
+typedef struct pin {
+  int bits, rank;
+  int64_t shape[8];
+  int32_t perm[8];
+  enum pin_move move;
+  ndx_copy_path path;
+  int64_t chunk, items;
+} pin;
+
+static void pin_layouts(const pin *c, ndx_layout *d, ndx_layout *s) {
+  int r = c->rank;
+  int64_t base_shape[8];
+  memcpy(base_shape, c->shape, sizeof base_shape);
+  if (c->move == PIN_BCAST_ROW) base_shape[0] = 1;
+  if (c->move == PIN_BCAST_COL) base_shape[r - 1] = 1;
+  ndx_layout base;
+  cr_assert_eq(ndx_contiguous(&base, r, base_shape), NDX_OK);
+  ndx_range rg[8];
+  ndx_status st = NDX_OK;
+  switch (c->move) {
+  case PIN_PERMUTE:
+    st = ndx_permute(s, &base, c->perm);
+    break;
+  case PIN_SLICE2:
+    for (int a = 0; a < r; a++) rg[a] = (ndx_range){0, c->shape[a], 1};
+    rg[r - 1] = (ndx_range){0, c->shape[r - 1] / 2, 2};
+    st = ndx_slice(s, &base, rg);
+    break;
+  case PIN_NARROW:
+    st = ndx_narrow(s, &base, r - 1, 3, c->shape[r - 1] - 6);
+    break;
+  case PIN_BCAST_ROW:
+  case PIN_BCAST_COL:
+    st = ndx_broadcast(s, &base, r, c->shape);
+    break;
+  case PIN_FLIP:
+    st = ndx_flip(s, &base, r - 1);
+    break;
+  }
+  cr_assert_eq(st, NDX_OK);
+  cr_assert_eq(ndx_contiguous(d, s->rank, s->shape), NDX_OK);
+}
+
+#define P(...)                                                                                     \
+  { __VA_ARGS__ }
+
+/* The OpenCL runtime's work sizes (its cl_cpu_tuning, of cl_tuning.h). */
+static const ndx_cpu_tuning cl_tuning = {.rows_bytes = NDX_CL_ROWS_BYTES,
+                                         .gather_elems = NDX_CL_GATHER_ELEMS,
+                                         .bytes_elems = NDX_CL_BYTES_ELEMS,
+                                         .tile_elems = NDX_CL_TILE_ELEMS};
+
+/* The work per item and the items of ndx-bench --cl's cases and a few
+ * more, at every path: what the OpenCL runtime computed before the shared
+ * planner did, so that a change of the geometry fails here. */
+Test(launch_cpu, work_per_item_is_pinned) {
+  static const pin pins[] = {
+      {32, 1, P(16777216), P(0), PIN_PERMUTE, NDX_PATH_ROWS, 2048, 8192},
+      {32, 2, P(4096, 4096), P(0), PIN_SLICE2, NDX_PATH_GATHER, 2048, 4096},
+      {32, 3, P(256, 256, 256), P(0), PIN_NARROW, NDX_PATH_ROWS, 2048, 8000},
+      {32, 2, P(4096, 4096), P(0), PIN_BCAST_ROW, NDX_PATH_ROWS, 2048, 8192},
+      {32, 2, P(4096, 4096), P(0), PIN_BCAST_COL, NDX_PATH_GATHER, 2048, 8192},
+      {32, 2, P(4096, 4096), P(0), PIN_FLIP, NDX_PATH_GATHER, 2048, 8192},
+      {16, 2, P(300, 77), P(0), PIN_SLICE2, NDX_PATH_GATHER, 4096, 3},
+      {8, 2, P(4096, 4096), P(0), PIN_FLIP, NDX_PATH_GATHER, 8192, 2048},
+      {4, 2, P(1000, 333), P(0), PIN_SLICE2, NDX_PATH_BYTES, 1024, 82},
+      {1, 3, P(7, 9, 100), P(0), PIN_NARROW, NDX_PATH_BYTES, 257, 3},
+      {32, 2, P(4096, 4096), P(1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 4096},
+      {32, 2, P(4000, 3000), P(1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 2961},
+      {32, 2, P(3, 1000003), P(1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 733},
+      {32, 2, P(1000003, 3), P(1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 736},
+      {32, 3, P(256, 256, 256), P(2, 1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 4096},
+      {32, 3, P(256, 256, 256), P(1, 0, 2), PIN_PERMUTE, NDX_PATH_ROWS, 2048, 8192},
+      {32, 3, P(255, 257, 253), P(0, 2, 1), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 5100},
+      {32, 3, P(255, 257, 253), P(2, 0, 1), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 4096},
+      {32, 4, P(64, 64, 64, 64), P(0, 2, 3, 1), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 4096},
+      {32, 4, P(64, 64, 64, 64), P(3, 2, 1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 4096},
+      {32, 4, P(60, 70, 50, 80), P(0, 3, 1, 2), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 6600},
+      {32, 4, P(60, 70, 50, 80), P(2, 0, 3, 1), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 12000},
+      {32, 5, P(16, 32, 16, 32, 64), P(4, 3, 2, 1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 4, 4096},
+      {32, 5, P(16, 32, 16, 32, 64), P(0, 2, 1, 4, 3), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 2, 4096},
+      {32, 5, P(15, 17, 19, 21, 165), P(1, 3, 0, 4, 2), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 5355},
+      {32, 5, P(16, 32, 16, 32, 64), P(4, 1, 3, 0, 2), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 4, 4096},
+      {32, 8, P(8, 8, 8, 8, 8, 8, 8, 8), P(7, 6, 5, 4, 3, 2, 1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE,
+       1, 4096},
+      {32, 8, P(8, 8, 8, 8, 8, 8, 8, 8), P(1, 0, 3, 2, 5, 4, 7, 6), PIN_PERMUTE, NDX_PATH_TRANSPOSE,
+       64, 4096},
+      {32, 8, P(11, 9, 7, 5, 11, 9, 7, 5), P(0, 2, 4, 6, 1, 3, 5, 7), PIN_PERMUTE, NDX_PATH_ROWS,
+       2048, 5863},
+      {32, 8, P(11, 9, 7, 5, 11, 9, 7, 5), P(7, 1, 5, 3, 6, 0, 4, 2), PIN_PERMUTE,
+       NDX_PATH_TRANSPOSE, 1, 4455},
+      {32, 8, P(5, 7, 9, 11, 5, 7, 9, 11), P(7, 1, 5, 3, 6, 0, 4, 2), PIN_PERMUTE,
+       NDX_PATH_TRANSPOSE, 1, 5390},
+      {16, 2, P(4096, 8192), P(1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 2048},
+      {16, 2, P(5000, 6000), P(1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 1880},
+      {8, 2, P(8000, 8000), P(1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 3969},
+      {8, 2, P(7000, 9000), P(1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 3905},
+      {64, 4, P(9, 16, 5, 16), P(3, 2, 1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 4, 15},
+      {8, 8, P(2, 3, 4, 5, 2, 3, 4, 5), P(7, 1, 5, 3, 6, 0, 4, 2), PIN_PERMUTE, NDX_PATH_TRANSPOSE,
+       25, 4},
+      {128, 3, P(50, 60, 70), P(2, 0, 1), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 16, 940},
+      {4, 2, P(8192, 8192), P(1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 4096},
+      {4, 4, P(128, 128, 64, 128), P(0, 3, 1, 2), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 8192},
+      {1, 2, P(20000, 25000), P(1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 1960},
+      {1, 4, P(128, 128, 256, 128), P(0, 2, 3, 1), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 2048},
+      {32, 8, P(8, 8, 8, 8, 8, 8, 8, 8), P(4, 0, 5, 1, 6, 2, 7, 3), PIN_PERMUTE, NDX_PATH_TRANSPOSE,
+       64, 4096},
+      {32, 4, P(3, 5, 7, 9), P(2, 0, 3, 1), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 91, 1},
+      {16, 4, P(60, 70, 50, 80), P(2, 0, 3, 1), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 1, 3000},
+  };
+  for (size_t c = 0; c < sizeof pins / sizeof *pins; c++) {
+    ndx_layout d, s;
+    pin_layouts(&pins[c], &d, &s);
+    ndx_copy_plan p;
+    cr_assert_eq(ndx_copy_plan_make(&p, "test", &d, &s, pins[c].bits, &cl_like, 0), NDX_OK);
+    cr_assert_eq(p.path, pins[c].path, "case %zu: path %s", c, ndx_copy_path_name(p.path));
+    ndx_launch l = {0};
+    int64_t items = 0;
+    if (p.path != NDX_PATH_BUFFER) ndx_launch_cpu(&p, &cl_tuning, &l, &items);
+    cr_assert(l.chunk == pins[c].chunk && items == pins[c].items,
+              "case %zu: chunk %lld items %lld, want %lld %lld", c, (long long)l.chunk,
+              (long long)items, (long long)pins[c].chunk, (long long)pins[c].items);
+  }
+}
+
+/* The one tile-joining rule at both reaches. 8^8 seen through the
+ * permutation (4,0,5,1,6,2,7,3) has 8 x 8 tiles, and the axis that
+ * continues k's source run is not next to them: with every batch axis in
+ * reach (CUDA's) it joins k, moved in next to it; with reach 1 (the cpu
+ * shape's) nothing joins and nothing moves. Where the axes are next to the
+ * tiles, reach 1 joins them, as the cpu kernel finds them (ndx_tile_groups). */
+Test(launch_cpu, the_join_reaches_as_far_as_asked) {
+  const pin cases[] = {
+      {32, 8, P(8, 8, 8, 8, 8, 8, 8, 8), P(4, 0, 5, 1, 6, 2, 7, 3), PIN_PERMUTE, NDX_PATH_TRANSPOSE,
+       0, 1},
+      {32, 4, P(9, 16, 5, 16), P(3, 2, 1, 0), PIN_PERMUTE, NDX_PATH_TRANSPOSE, 2, 2},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    ndx_layout d, s;
+    pin_layouts(&cases[c], &d, &s);
+    ndx_copy_plan p;
+    cr_assert_eq(ndx_copy_plan_make(&p, "test", &d, &s, 32, &cl_like, 0), NDX_OK);
+    cr_assert_eq(p.path, NDX_PATH_TRANSPOSE);
+    int r = p.q.rank, gk, gj;
+    ndx_operands near = p.q, far = p.q;
+    ndx_copy_tile_join(&near, 64, 64, 1, &gk, &gj);
+    cr_assert_eq(gk + gj, cases[c].chunk, "case %zu: reach 1 joins %d", c, gk + gj);
+    cr_assert_eq(memcmp(&near, &p.q, sizeof near), 0, "case %zu: reach 1 moves nothing", c);
+    uint64_t buf[PACK_WORDS];
+    int64_t gi, gjx;
+    cr_assert_eq(ndx_copy_plan_pack(&p, buf, sizeof buf), NDX_OK);
+    cr_assert_eq(ndx_tile_groups_w32((ndx_pack_head *)buf, 32, &gi, &gjx), gk + gj);
+    ndx_copy_tile_join(&far, 64, 64, NDX_MAX_RANK, &gk, &gj);
+    cr_assert_eq(gk + gj, cases[c].items, "case %zu: every axis in reach joins %d", c, gk + gj);
+    cr_assert_eq(far.strides[1][r - 3 - gj], far.shape[r - 2], "case %zu: k2 next to k", c);
+  }
 }

@@ -2,15 +2,15 @@
  * buffer checks, reports and enqueue (the programs: cl_program.c).
  *
  * A plan is the shared planner's (host/copy_plan.h: path, axis order and
- * form chosen on plain operands) plus this runtime's geometry (cl_tuning.h)
- * and its kernel, built the first time any plan needs it (cl_program.c); its
- * pack, written once at the end, goes into a small read-only buffer passed
- * as a __constant argument. Enqueueing sets the kernel's arguments and
- * enqueues under the ndx_cl's mutex, so that threads never interleave the
- * two (OpenCL's clSetKernelArg is not thread-safe on one cl_kernel; the
- * enqueue captures the arguments, so the lock is held for those two calls
- * only). Every refusal names the call the user made: ndx_cl_copy, or the
- * plan call.
+ * form chosen on plain operands; host/launch.h: the launch descriptor, from
+ * this runtime's tuned sizes, cl_tuning.h) and its kernel, built the first
+ * time any plan needs it (cl_program.c); its descriptor and pack, written
+ * once at the end, go into a small read-only buffer passed as a __constant
+ * argument. Enqueueing sets the kernel's arguments and enqueues under the
+ * ndx_cl's mutex, so that threads never interleave the two (OpenCL's
+ * clSetKernelArg is not thread-safe on one cl_kernel; the enqueue captures
+ * the arguments, so the lock is held for those two calls only). Every
+ * refusal names the call the user made: ndx_cl_copy, or the plan call.
  *
  * With NDX_BOUNDS_CHECK (meson option bounds_check) the kernels are built
  * with -DNDX_BOUNDS_CHECK and check every element against the buffer sizes
@@ -25,7 +25,6 @@
 #include "host/copy_plan.h"
 #include "host/launch.h"
 #include "host/ndx_internal.h"
-#include "ndx_copy_geometry.h"
 #include "ndx_launch.h"
 
 const char *ndx_cl_error_name(cl_int e) {
@@ -202,57 +201,17 @@ ndx_status ndx_cl_create(ndx_cl **out, cl_context context, cl_device_id device) 
 static const ndx_copy_caps cl_cpu_caps = {.rows_from_bytes = NDX_CL_KERNEL_COPY_BYTES,
                                           .strided_runs = true};
 
+/* The cpu shape's work per work-item (cl_tuning.h). */
+static const ndx_cpu_tuning cl_cpu_tuning = {.rows_bytes = NDX_CL_ROWS_BYTES,
+                                             .gather_elems = NDX_CL_GATHER_ELEMS,
+                                             .bytes_elems = NDX_CL_BYTES_ELEMS,
+                                             .tile_elems = NDX_CL_TILE_ELEMS};
+
 static enum ndx_cl_kind kind_of(ndx_copy_path path) {
   return path == NDX_PATH_ROWS        ? NDX_CL_ROWS
          : path == NDX_PATH_TRANSPOSE ? NDX_CL_TRANSPOSE
          : path == NDX_PATH_BYTES     ? NDX_CL_BYTES
                                       : NDX_CL_GATHER;
-}
-
-/* The rows *ri and columns *rj of the matrix a batch of transpose pair `q`
- * is: its last two axes' extents times those of the axes that
- * ndx_tile_groups joins to them, as the kernel counts them. */
-static void tile_matrix(const ndx_operands *q, int bits, int64_t *ri, int64_t *rj) {
-  int r = q->rank;
-  int64_t e[2], sd[2], ss[2], gi, gj;
-  for (int k = 0; k < 2; k++) {
-    int a = r - 3 - k;
-    e[k] = a >= 0 ? q->shape[a] : 0;
-    sd[k] = a >= 0 ? q->strides[0][a] : 0;
-    ss[k] = a >= 0 ? q->strides[1][a] : 0;
-  }
-  ndx_tile_groups(q->shape[r - 2], q->shape[r - 1], bits, q->strides[0][r - 1],
-                  q->strides[1][r - 2], e, sd, ss, &gi, &gj);
-  *ri = q->shape[r - 2] * gi;
-  *rj = q->shape[r - 1] * gj;
-}
-
-/* The cpu shape's work-items and the work of each (cl_tuning.h). */
-static void cpu_launch(const ndx_copy_plan *p, ndx_launch *d, int64_t *items) {
-  const ndx_operands *q = &p->q;
-  switch (p->path) {
-  case NDX_PATH_TRANSPOSE: {
-    int64_t ri, rj;
-    tile_matrix(q, p->bits, &ri, &rj);
-    d->chunk = ndx_tile_batches(ri, rj, p->bits, NDX_CL_TILE_ELEMS);
-    *items = ndx_tile_count(q->numel, ri, rj, p->bits, d->chunk);
-    return;
-  }
-  case NDX_PATH_BYTES: {
-    int64_t lo, hi, first, end;
-    ndx_operands_span(q, 0, &lo, &hi);
-    ndx_bytes_span(lo, hi, p->bits, &first, &end);
-    /* about NDX_CL_BYTES_ELEMS destination elements per work-item */
-    d->chunk = ndx_ceil_div(NDX_CL_BYTES_ELEMS * (end - first), q->numel);
-    if (d->chunk < 1) d->chunk = 1;
-    *items = ndx_ceil_div(end - first, d->chunk);
-    return;
-  }
-  default: /* rows, gather */
-    d->chunk = p->path == NDX_PATH_ROWS || p->strided_rows ? NDX_CL_ROWS_BYTES / (p->bits / 8)
-                                                           : NDX_CL_GATHER_ELEMS;
-    *items = ndx_ceil_div(q->numel, d->chunk);
-  }
 }
 
 /* ndx_cl_plan_create_flags for call `fn`. */
@@ -313,7 +272,7 @@ static ndx_status plan_create(const char *fn, ndx_cl_plan **out, ndx_cl *cl,
     ndx_launch_gpu(&p, (int64_t)plan->local, NDX_CL_GPU_MAX_GROUPS, d, &items);
     items *= (int64_t)plan->local;
   } else {
-    cpu_launch(&p, d, &items);
+    ndx_launch_cpu(&p, &cl_cpu_tuning, d, &items);
   }
   plan->items = (size_t)items;
   plan->global = ndx_round_up((size_t)items, plan->local);

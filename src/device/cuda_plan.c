@@ -105,28 +105,19 @@ static int row_shape(const ndx_copy_plan *p) {
   return bytes >= NDX_CUDA_LONG_ROW_BYTES ? NDX_CUDA_SHAPE_LONG_ROWS : NDX_CUDA_SHAPE_SHORT_ROWS;
 }
 
-/* A transpose's groups. The plan's pair is [batch..., K, J]; a short K or J
- * joins the axis that continues its run on its side, giving [batch...,
- * (K2), K, (J2), J] in *q (gk, gj: whether K2, J2 are there). */
+/* A transpose's groups (ndx_copy_tile_join): a K or J shorter than a tile
+ * side joins the batch axis that continues its run on its side, giving
+ * [batch..., (K2), K, (J2), J] in *q (gk, gj: whether K2, J2 are there),
+ * the order the tile kernels read a batch's matrix in. */
 static void tile_groups(const ndx_copy_plan *p, ndx_operands *q, int *gk, int *gj) {
   *q = p->q;
-  int r = p->q.rank, k = r - 2, j = r - 1, k2 = -1, j2 = -1;
-  const int64_t side = NDX_CUDA_TILE_SIDE;
-  if (p->q.shape[j] < side)
-    for (int a = 0; a < k && j2 < 0; a++)
-      if (p->q.strides[0][a] == p->q.shape[j] * p->q.strides[0][j]) j2 = a;
-  if (p->q.shape[k] < side)
-    for (int a = 0; a < k && k2 < 0; a++)
-      if (a != j2 && p->q.strides[1][a] == p->q.shape[k] * p->q.strides[1][k]) k2 = a;
-  int perm[NDX_MAX_RANK], n = 0;
-  for (int a = 0; a < k; a++)
-    if (a != k2 && a != j2) perm[n++] = a;
-  if (k2 >= 0) perm[n++] = k2;
-  perm[n++] = k;
-  if (j2 >= 0) perm[n++] = j2;
-  perm[n++] = j;
+  ndx_copy_tile_join(q, NDX_CUDA_TILE_SIDE, NDX_CUDA_TILE_SIDE, NDX_MAX_RANK, gk, gj);
+  if (!*gj) return;
+  int r = q->rank, perm[NDX_MAX_RANK];
+  for (int a = 0; a < r; a++) perm[a] = a;
+  perm[r - 3] = r - 2; /* [..., J2, K, J] -> [..., K, J2, J] */
+  perm[r - 2] = r - 3;
   ndx_operands_permute(q, perm);
-  *gk = k2 >= 0, *gj = j2 >= 0;
 }
 
 /* The extents of the k and j groups of a grouped pair. */
@@ -291,7 +282,7 @@ static int choose_kernel(const ndx_copy_plan *p, const step_opts *o, int own) {
   if (p->q.rank < 1) return own;
   int shape = p->path == NDX_PATH_TRANSPOSE ? tile_shape(p) : row_shape(p);
   if (o->kernel >= 0 && o->kernel == ndx_cuda_candidate(shape)) return o->kernel;
-  return ndx_cuda_select(p->path, p->bits, shape, own);
+  return ndx_cuda_select(own, p->bits, shape);
 }
 
 /* Appends the steps of plan `p` to `plan` (for a word transpose: the main

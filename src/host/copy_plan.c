@@ -103,6 +103,34 @@ bool ndx_copy_words_fit(const ndx_operands *q, int bits, int words_k, int words_
   return q->shape[r - 2] >= words_k * e && q->shape[r - 1] >= words_j * e;
 }
 
+/* The innermost of the `reach` innermost batch axes of transpose pair `q`
+ * other than `skip` whose stride in operand `op` is `stride`; -1 when there
+ * is none. */
+static int continuing_axis(const ndx_operands *q, int op, int64_t stride, int skip, int reach) {
+  for (int a = q->rank - 3; a >= 0 && reach > 0; a--) {
+    if (a == skip) continue;
+    if (q->shape[a] > 1 && q->strides[op][a] == stride) return a;
+    reach--;
+  }
+  return -1;
+}
+
+void ndx_copy_tile_join(ndx_operands *q, int64_t short_k, int64_t short_j, int reach, int *gk,
+                        int *gj) {
+  int r = q->rank, k = r - 2, j = r - 1, k2 = -1, j2 = -1;
+  if (q->shape[j] < short_j) j2 = continuing_axis(q, 0, q->shape[j] * q->strides[0][j], -1, reach);
+  if (q->shape[k] < short_k) k2 = continuing_axis(q, 1, q->shape[k] * q->strides[1][k], j2, reach);
+  int perm[NDX_MAX_RANK], n = 0;
+  for (int a = 0; a < k; a++)
+    if (a != k2 && a != j2) perm[n++] = a;
+  if (k2 >= 0) perm[n++] = k2;
+  if (j2 >= 0) perm[n++] = j2;
+  perm[n++] = k;
+  perm[n++] = j;
+  ndx_operands_permute(q, perm);
+  *gk = k2 >= 0, *gj = j2 >= 0;
+}
+
 /* A source inner stride the gather kernel's runs copy at row speed
  * (ndx_copy_caps.strided_runs). */
 static bool strided_run(int64_t ss) {

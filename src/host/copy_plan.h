@@ -101,6 +101,25 @@ bool ndx_copy_words_fit(const ndx_operands *q, int bits, int words_k, int words_
  * ndx_copy_tile_item needs below 8 bits. */
 bool ndx_copy_tiles_own_bytes(const ndx_operands *q, int bits);
 
+/* Tile groups. Where a transpose's tiles are short on a side, the batch
+ * axis that continues that side's run joins it, so that a tile copy sees a
+ * larger matrix a batch (a rank-8 permutation of extents 8 has 8 x 8 tiles;
+ * joined, 64 x 64): where j's extent is under short_j, the batch axis whose
+ * destination stride is j's extent times j's stride (the destination runs
+ * on through it) joins j; where k's extent is under short_k, another batch
+ * axis whose source stride is k's extent times k's stride (the source runs
+ * on through it) joins k. Each search looks at the `reach` innermost batch
+ * axes (past j2, for k) and takes the innermost that fits. The transpose
+ * pair `q` ([batch..., k, j]) is reordered to [batch..., k2, j2, k, j], the
+ * joined axes moved in next to k, the other batch axes in their order (with
+ * reach 1 the joined axes are already there: nothing moves); *gk and *gj
+ * are 1 where k2 and j2 are there, else 0. The one rule both runtimes join
+ * tiles by: CUDA with every batch axis in reach, moving j2 in past k for
+ * its kernels (src/device/cuda_plan.c); the OpenCL cpu shape with reach 1
+ * (src/host/launch_cpu.c), whose kernels then find the groups in place. */
+void ndx_copy_tile_join(ndx_operands *q, int64_t short_k, int64_t short_j, int reach, int *gk,
+                        int *gj);
+
 /* Writes the plan's pack (ndx_pack_write of `q` in the plan's form) into
  * `buf` (8-aligned; NDX_PACK_MAX_BYTES(2, NDX_MAX_RANK) bytes always
  * suffice, and then it cannot fail). */
