@@ -18,8 +18,8 @@
 /* At every inclusion: ndx_device.h selects NDX_WIDE's form (NDX_WN). */
 #include "ndx/ndx_device.h"
 #include "ndx_copy_geometry.h"
-#include "ndx_cpu_vectors.h"
 #include "ndx_bits_transpose.h"
+#include "ndx_cpu_vectors.h"
 
 /* ==== Copy bodies, once per index form ====================================== */
 

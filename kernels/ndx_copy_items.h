@@ -15,16 +15,19 @@
  *                         extents, positions and the element width, one
  *                         form, so that a planner calls them without
  *                         reading a pack (the host planners include it alone)
+ *   ndx_bits_transpose.h  sub-byte pieces of every dialect: destination
+ *                         bytes (ndx_bits_put, ndx_bits_flush) and the bit
+ *                         transpose of words of any width (NDX_BITS_ROUND,
+ *                         NDX_BITS_TRANSPOSE, ndx_bits_transpose)
  *   ndx_cpu_vectors.h     what a CPU device is fast with: prefetches and
  *                         streaming stores (NDX_PREFETCH, NDX_STREAM: the
  *                         only x86-specific code of kernels/), NDX_ITEM_FN,
  *                         vector blocks (ndx_tile_lanes, ndx_copy_block:
  *                         OpenCL vector types under NDX_OPENCL_C, element by
  *                         element elsewhere), unaligned 8-byte words
- *                         (ndx_load_word, ndx_store_word)
- *   ndx_bits_transpose.h  sub-byte pieces: destination bytes (ndx_bits_put,
- *                         ndx_bits_flush), ndx_bits_transpose and, on
- *                         OpenCL, its vector tiles and bands; NDX_STAGE_BYTES
+ *                         (ndx_load_word, ndx_store_word), sub-byte tiles in
+ *                         vectors (ndx_copy_bits_tile, ndx_bits_bands);
+ *                         NDX_STAGE_BYTES
  *   ndx_copy_cpu.h        per form: one work-item's share of a copy pack,
  *                         ndx_copy_range_item, ndx_copy_tile_item,
  *                         ndx_copy_bytes_item, and what they call
@@ -43,6 +46,6 @@
  * ndx_copy_cpu.h defines that form's bodies. */
 #include "ndx/ndx_device.h"
 #include "ndx_copy_geometry.h"
-#include "ndx_cpu_vectors.h"
 #include "ndx_bits_transpose.h"
+#include "ndx_cpu_vectors.h"
 #include "ndx_copy_cpu.h"

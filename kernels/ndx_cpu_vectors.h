@@ -2,8 +2,8 @@
  * bodies (ndx_copy_cpu.h, ndx_index_items.h: a work-item copies a long run
  * or a whole tile by itself) fast on a CPU device (PoCL).
  * Private to ndx, as ndx_copy_items.h, which includes it after
- * ndx_copy_geometry.h; ndx_bits_transpose.h, ndx_copy_cpu.h and
- * ndx_index_items.h use what is here.
+ * ndx_copy_geometry.h; ndx_copy_cpu.h and ndx_index_items.h use what is
+ * here.
  *
  *   x86      prefetches (NDX_PREFETCH, NDX_PREFETCHES) and streaming stores
  *            (NDX_STREAM, ndx_stream_bytes, ndx_stream_fence): the only
@@ -18,12 +18,16 @@
  *            single elements (L = 1) on the host and CUDA
  *   words    unaligned 8-byte words (ndx_load_word, ndx_store_word, by an
  *            __attribute__((packed)) struct, as NDX_LOAD)
+ *   bits     sub-byte tiles in vectors of words (ndx_copy_bits_tile,
+ *            ndx_bits_bands: ndx_bits_transpose.h's rounds lane by lane)
+ *            under NDX_OPENCL_C, none elsewhere; NDX_STAGE_BYTES
  *
  * One form, included once; tools/embed.py inlines it into the embedded
  * OpenCL program. */
 
 #include "ndx/ndx_device.h"
 #include "ndx_copy_geometry.h"
+#include "ndx_bits_transpose.h"
 
 #ifndef NDX_CPU_VECTORS_H
 #define NDX_CPU_VECTORS_H
@@ -371,5 +375,156 @@ NDX_ITEM_FN void ndx_group_blocks(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
     I = ib + (square ? lanes : 2 * lanes);
   }
 }
+
+/* ---- Sub-byte tiles --------------------------------------------------- */
+
+/* Bytes of the private buffer a sub-byte tile stages its source in: a
+ * whole tile of ndx_tile_side for 1, 2 and 4 bits (512*512/8, 128*128/4,
+ * 128*128/2 bytes at most). */
+#define NDX_STAGE_BYTES 32768
+
+/* On OpenCL, a sub-byte tile goes by vectors of 8-byte words: whole tiles
+ * by ndx_copy_bits_tile (staged in NDX_STAGE_BYTES), bands of the rows of
+ * others by ndx_bits_bands, each through ndx_bits_transpose.h's rounds run
+ * lane by lane. On the host and CUDA those two copy nothing and
+ * ndx_copy_tile_bits (ndx_copy_cpu.h) goes by ndx_bits_transpose alone. */
+#if defined(NDX_OPENCL_C)
+/* NDX_BITS_TRANSPOSE's rounds on n vectors V from w, lane by lane: those
+ * of h > 8 over all n, then groups of 16 vectors, each through its last
+ * four rounds (registers for 16 vectors; a round of h <= 8 moves elements
+ * only inside aligned groups of 16 words). */
+#define NDX_BITS_ROUNDS(V, w, n, bits)                                                             \
+  {                                                                                                \
+    _Pragma("unroll") for (int h = (n) / 2; h > 8; h >>= 1) {                                      \
+      NDX_BITS_ROUND(V, w, n, h, bits, _Pragma("unroll"));                                         \
+    }                                                                                              \
+    _Pragma("unroll") for (int g = 0; g < (n); g += 16) {                                          \
+      _Pragma("unroll") for (int h = 8; h >= 1; h >>= 1) {                                         \
+        NDX_BITS_ROUND(V, (w + g), 16, h, bits, _Pragma("unroll"));                                \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
+/* A whole sub-byte tile (ndx_tile_side square, n = 64/bits, NW = side/n
+ * words a row: 8 for 4 and 1 bits, 4 for 2) in vectors V of NW words,
+ * lane J for the tile's J-th n columns. Source rows J*n + k (J < NW) give
+ * NW words each, one vector load a row; an NW x NW transpose in registers
+ * turns them into NW vectors, the I-th holding word k of block (I, J) in
+ * lane J, which go to the private stage at I*n + k. Then for each I the n
+ * staged vectors of block row I are transposed bit-wise, lane by lane
+ * (ndx_bits_transpose's rounds on vectors: the n x n transposes of NW
+ * blocks at once), and vector m is destination row I*n + m whole: one
+ * store of the row's NW words, so that every destination line is written
+ * in one piece (word by word, rows a power-of-two pitch apart evict each
+ * other's lines from the cache before they are full). Needs ssi == 1, source rows and
+ * destination rows starting on bytes (as ndx_copy_tile_bits' blocks). */
+#define NDX_DEFINE_BITS_TILE(V, NW)                                                                \
+  NDX_ITEM_FN void ndx_bits_tile_##V(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi, \
+                                     NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps,        \
+                                     ndx_i64 ssj, int bits) {                                      \
+    int lg = ndx_sub_log2(bits), n = 64 / bits;                                                    \
+    int stream = ((((uintptr_t)(dst + (pd >> lg))) | (uintptr_t)(sdi >> lg)) & (8 * NW - 1)) == 0; \
+    V stage[NDX_STAGE_BYTES / (8 * NW)], w[64];                                                    \
+    for (int k = 0; k < n; k++) {                                                                  \
+      V a[NW];                                                                                     \
+      _Pragma("unroll") for (int J = 0; J < NW; J++) a[J] =                                        \
+          NDX_LOAD(V, (NDX_GLOBAL const ulong *)(src + ((ps + (J * n + k) * ssj) >> lg)));         \
+      ndx_transpose_##V(a);                                                                        \
+      _Pragma("unroll") for (int I = 0; I < NW; I++) stage[I * n + k] = a[I];                      \
+    }                                                                                              \
+    for (int I = 0; I < NW; I++) {                                                                 \
+      _Pragma("unroll") for (int k = 0; k < n; k++) w[k] = stage[I * n + k];                       \
+      NDX_BITS_ROUNDS(V, w, n, bits);                                                              \
+      _Pragma("unroll") for (int m = 0; m < n; m++) {                                              \
+        NDX_GLOBAL ulong *row = (NDX_GLOBAL ulong *)(dst + ((pd + (I * n + m) * sdi) >> lg));      \
+        if (stream)                                                                                \
+          __builtin_nontemporal_store(w[m], (NDX_GLOBAL V *)row);                                  \
+        else                                                                                       \
+          NDX_STORE(V, row, w[m]);                                                                 \
+      }                                                                                            \
+    }                                                                                              \
+    if (stream) ndx_stream_fence();                                                                \
+  }
+NDX_DEFINE_BITS_TILE(ulong8, 8)
+NDX_DEFINE_BITS_TILE(ulong4, 4)
+#undef NDX_DEFINE_BITS_TILE
+
+/* Bands of 8n destination rows (n = 64/bits) of a sub-byte tile that is
+ * not whole: rows [0, fb) x columns [0, fj) (fj a multiple of n), fb the
+ * largest multiple of 8n up to fi; returns fb. A band takes its n x n
+ * blocks eight at a time, in vectors of 8 words whose lane I is the
+ * band's I-th n rows: the n source rows of columns j.. give one 64-byte
+ * load each, ndx_bits_transpose's rounds run on the n vectors, and lane I
+ * of vector m is word j/n of destination row I*n + m. A thin tile (rows of
+ * 128 1-bit elements, 2048 of them) goes in full vectors this way, where
+ * ndx_copy_bits_tile needs a whole square tile. Needs ssi == 1 and source
+ * and destination rows starting on bytes (as ndx_copy_tile_bits' blocks). */
+#define NDX_BAND_STORE(I) ndx_store_word(dst + ((pd + (i + (I)*n + m) * sdi + j) >> lg), w[m].s##I)
+NDX_ITEM_FN ndx_i64 ndx_bits_bands_n(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                                     NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps,
+                                     ndx_i64 ssj, ndx_i64 fi, ndx_i64 fj, int bits) {
+  int lg = ndx_sub_log2(bits), n = 64 / bits;
+  ndx_i64 fb = fi - fi % (8 * n);
+  ulong8 w[64];
+  for (ndx_i64 i = 0; i < fb; i += 8 * n)
+    for (ndx_i64 j = 0; j < fj; j += n) {
+      _Pragma("unroll") for (int k = 0; k < n; k++) w[k] =
+          NDX_LOAD(ulong8, (NDX_GLOBAL const ulong *)(src + ((ps + i + (j + k) * ssj) >> lg)));
+      NDX_BITS_ROUNDS(ulong8, w, n, bits);
+      _Pragma("unroll") for (int m = 0; m < n; m++) {
+        NDX_BAND_STORE(0);
+        NDX_BAND_STORE(1);
+        NDX_BAND_STORE(2);
+        NDX_BAND_STORE(3);
+        NDX_BAND_STORE(4);
+        NDX_BAND_STORE(5);
+        NDX_BAND_STORE(6);
+        NDX_BAND_STORE(7);
+      }
+    }
+  return fb;
+}
+#undef NDX_BAND_STORE
+
+/* ndx_bits_bands_n with its width as a constant (the loops unroll). */
+NDX_ITEM_FN ndx_i64 ndx_bits_bands(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps,
+                                   ndx_i64 ssj, ndx_i64 fi, ndx_i64 fj, int bits) {
+  if (bits == 4) return ndx_bits_bands_n(dst, pd, sdi, src, ps, ssj, fi, fj, 4);
+  if (bits == 2) return ndx_bits_bands_n(dst, pd, sdi, src, ps, ssj, fi, fj, 2);
+  return ndx_bits_bands_n(dst, pd, sdi, src, ps, ssj, fi, fj, 1);
+}
+
+/* Copies a whole sub-byte tile by ndx_bits_tile_V; 0 where the tile is
+ * not whole (an edge), copying nothing. */
+NDX_ITEM_FN int ndx_copy_bits_tile(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps,
+                                   ndx_i64 ssj, ndx_i64 ni, ndx_i64 nj, int bits) {
+  ndx_i64 side = ndx_tile_side(bits);
+  if (ni != side || nj != side) return 0;
+  /* each with its width as a constant: the loops unroll wherever this is
+   * inlined */
+  if (bits == 4)
+    ndx_bits_tile_ulong8(dst, pd, sdi, src, ps, ssj, 4);
+  else if (bits == 2)
+    ndx_bits_tile_ulong4(dst, pd, sdi, src, ps, ssj, 2);
+  else
+    ndx_bits_tile_ulong8(dst, pd, sdi, src, ps, ssj, 1);
+  return 1;
+}
+#else
+NDX_FN int ndx_copy_bits_tile(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                              NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
+                              ndx_i64 ni, ndx_i64 nj, int bits) {
+  (void)dst, (void)pd, (void)sdi, (void)src, (void)ps, (void)ssj, (void)ni, (void)nj, (void)bits;
+  return 0;
+}
+NDX_FN ndx_i64 ndx_bits_bands(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, ndx_i64 pd, ndx_i64 sdi,
+                              NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, ndx_i64 ps, ndx_i64 ssj,
+                              ndx_i64 fi, ndx_i64 fj, int bits) {
+  (void)dst, (void)pd, (void)sdi, (void)src, (void)ps, (void)ssj, (void)fi, (void)fj, (void)bits;
+  return 0;
+}
+#endif
 
 #endif /* NDX_CPU_VECTORS_H */

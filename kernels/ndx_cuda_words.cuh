@@ -1,9 +1,9 @@
 /* ndx_cuda_words.cuh: the transpose-words body (ndx_copy_cuda.cuh).
  *
  * 1..16-bit elements transposed by 32-bit words: an in-register
- * transpose of E x E elements held as E words, and the two phases of a
- * block through shared memory. The tile split is transpose's
- * (ndx_cuda_tile.cuh). */
+ * transpose of E x E elements held as E words (ndx_bits_transpose.h's, by
+ * 4-byte words), and the two phases of a block through shared memory. The
+ * tile split is transpose's (ndx_cuda_tile.cuh). */
 #ifndef NDX_CUDA_WORDS_CUH
 #define NDX_CUDA_WORDS_CUH
 
@@ -13,35 +13,6 @@
 namespace ndx_cuda {
 
 /* ---- transpose-words: 1..16-bit elements by 32-bit words ----------------- */
-
-/* Bits of the elements i < E (B bits each) of a word whose index has bit S
- * clear. */
-template <int B, int E, int S> __host__ __device__ constexpr ndx_u32 stage_mask() {
-  ndx_u32 m = 0;
-  for (int i = 0; i < E; i++)
-    if ((i & S) == 0) m |= (ndx_u32)((1ull << B) - 1) << (i * B);
-  return m;
-}
-
-/* Transposes the E x E matrix of B-bit elements held as E words (word m is
- * row m, element i of it at bits i*B): afterwards word i is column i. Stage S
- * swaps the elements (m, i) and (m ^ S, i ^ S) whose bit S differs. */
-template <int B, int E, int S> struct word_transpose {
-  static NDX_HD void run(ndx_u32 *w) {
-    constexpr ndx_u32 M = stage_mask<B, E, S>();
-    NDX_UNROLL
-    for (int m = 0; m < E; m++) {
-      if (m & S) continue;
-      ndx_u32 x = w[m], y = w[m + S];
-      w[m] = (x & M) | ((y << (S * B)) & ~M);
-      w[m + S] = ((x >> (S * B)) & M) | (y & ~M);
-    }
-    word_transpose<B, E, S / 2>::run(w);
-  }
-};
-template <int B, int E> struct word_transpose<B, E, 0> {
-  static NDX_HD void run(ndx_u32 *) {}
-};
 
 /* Tile: 32 words (32*E elements) along k, 8 blocks of E elements along j; the
  * block's thread tid is lane kw = tid % 32 of warp jb = tid / 32. */
@@ -86,7 +57,7 @@ NDX_HD void words_load(const ndx_cuda_args &a, words_smem<B> &s, const ndx_u8 *_
     NDX_ACCESS(1, at, 4);
     w[m] = *at;
   }
-  word_transpose<B, E, E / 2>::run(w);
+  NDX_BITS_TRANSPOSE(ndx_u32, w, 32, B, NDX_UNROLL); /* word i: element m is source word m's i */
   NDX_UNROLL
   for (int i = 0; i < E; i++) s.w[(kw * E + i) * NDX_WORDS_JB + kw + jb] = w[i];
 }
