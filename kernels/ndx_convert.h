@@ -489,7 +489,8 @@ NDX_FN int ndx_cv_style(int t) {
   return t == NDX_DT_F8E4M3FN ? NDX_CV_FN_NAN : t == NDX_DT_F4E2M1FN ? NDX_CV_FN_NONE : NDX_CV_IEEE;
 }
 NDX_FN int ndx_cv_bias(int t) {
-  return (1 << (ndx_cv_ebits(t) - 1)) - 1;
+  int e = ndx_cv_ebits(t);
+  return e ? (1 << (e - 1)) - 1 : 0; /* 0 for a type that is no float */
 }
 
 /* m / 2^s rounded to nearest, ties to even, for 1 <= s <= 31 and

@@ -470,7 +470,7 @@ if [ $have_cl = no ]; then
     [ "$rc" -eq 1 ] && [[ "$err" == *"ndx $cmd: this ndx was built without OpenCL"* ]]
     report "$cmd without OpenCL: exit 1, the message says the build has none" $? "wanted exit 1"
   done
-  contains "help says which commands this build lacks" 0 "copy, gather, scatter and devices are not" -- help
+  contains "help says which commands this build lacks" 0 "copy, convert, gather, scatter and devices are not" -- help
   contains "demo without OpenCL: the host side, and why no device side" 0 "built without OpenCL" -- demo
 else
 # copy NAME PATH BYTES_LINE -- ARGS: exit 0, the path and "OK" printed.
