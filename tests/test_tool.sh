@@ -465,7 +465,7 @@ malformed "pack with a bad layout" "pack: LAYOUT 2" -- pack "$C" 'shape=[2'
 
 # ---- copy on an OpenCL device (PoCL in CI) ------------------------------------------
 if [ $have_cl = no ]; then
-  for cmd in copy gather scatter devices; do
+  for cmd in copy convert gather scatter devices; do
     run $cmd
     [ "$rc" -eq 1 ] && [[ "$err" == *"ndx $cmd: this ndx was built without OpenCL"* ]]
     report "$cmd without OpenCL: exit 1, the message says the build has none" $? "wanted exit 1"
