@@ -1,5 +1,6 @@
 /* ndx_convert.cl: ndx's conversion kernels, thin wrappers over the bodies
- * of ndx_convert_items.h, after ndx_copy.cl in the one embedded source.
+ * of ndx_convert_items.h and ndx_convert_cpu.h, after ndx_copy.cl in the
+ * one embedded source.
  *
  * Each program holds one kernel for one pair of types: its build defines
  * NDX_KERNEL_<name>, NDX_SRC_T and NDX_DST_T (ndx_dtype's values, the
@@ -16,7 +17,7 @@
  *   ndx_convert_bytes  4-bit destinations: destination bytes from the
  *                      descriptor's `first`, the cpu shape's `chunk` of them
  *                      a work-item, the gpu shape's one at a time. */
-#include "ndx_convert_items.h"
+#include "ndx_convert_cpu.h"
 
 #if defined(NDX_KERNEL_convert) || defined(NDX_KERNEL_convert_tile) ||                             \
     defined(NDX_KERNEL_convert_bytes)

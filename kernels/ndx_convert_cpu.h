@@ -1,0 +1,93 @@
+/* ndx_convert_cpu.h: the cpu shape's bodies of a copy that converts
+ * (ndx_convert_items.h has the loads, stores and the gpu shape's bodies),
+ * in the dialect of ndx_device.h; kernels/ndx_convert.cl wraps them into
+ * the cpu shape's kernels. A work unit is:
+ *   run   C-order elements [i0, i1), a row of the innermost axis at a time
+ *         (a work-item's `chunk`), 8-bit destinations and up;
+ *   tile  a tile of a transpose pair, 8-bit destinations and up. */
+#include "ndx_convert_items.h"
+
+#ifndef NDX_CONVERT_CPU_H_WN
+#define NDX_CONVERT_CPU_H_WN
+#define ndx_convert_run_wN NDX_WN(ndx_convert_run_w32, ndx_convert_run_w64)
+#define ndx_convert_tile_wN NDX_WN(ndx_convert_tile_w32, ndx_convert_tile_w64)
+#endif
+
+#if (NDX_WIDE && !defined(NDX_CONVERT_CPU_H_W64)) || (!NDX_WIDE && !defined(NDX_CONVERT_CPU_H_W32))
+#if NDX_WIDE
+#define NDX_CONVERT_CPU_H_W64
+#else
+#define NDX_CONVERT_CPU_H_W32
+#endif
+
+/* Run: C-order elements [i0, i1) (i0 < i1 <= numel) of type st into type
+ * dt, 8-bit destinations and up, a row of the innermost axis at a time:
+ * the odometer finds each row's start and the row steps by its strides.
+ * The compiler vectorizes a row's loop where the conversion has no branch
+ * and the strides are constants: rows of destination stride 1 and source
+ * stride 1 or -1 have loops of their own (ndx-bench cases "convert f32 ->
+ * bf16 contiguous", "convert bf16 -> f32 flip"), and a 4-bit source of
+ * stride 1 from an even position is read a byte, two elements, at a time
+ * ("convert f4e2m1fn -> f16 4096x4096"); any other row, and what is left
+ * of one, steps by its strides. */
+NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL ndx_u8 *dst,
+                               NDX_GLOBAL const ndx_u8 *src, ndx_i64 i0, ndx_i64 i1, int st, int dt,
+                               const ndx_gpu_guard *g) {
+  int sb = ndx_cv_bits(st), in = (int)p->rank - 1;
+  ndx_odo_wN o;
+  ndx_odo_start_wN(p, &o, (NDX_WORD)i0);
+  ndx_i64 d = in >= 0 ? (ndx_i64)ndx_extent_wN(p, in) : 1;
+  ndx_i64 sd = in >= 0 ? (ndx_i64)ndx_stride_wN(p, 0, in) : 0;
+  ndx_i64 ss = in >= 0 ? (ndx_i64)ndx_stride_wN(p, 1, in) : 0;
+  for (ndx_i64 i = i0; i < i1;) {
+    ndx_i64 j = in >= 0 ? (ndx_i64)o.index[in] : 0, n = d - j < i1 - i ? d - j : i1 - i;
+    ndx_i64 pd = (ndx_i64)o.pos[0], ps = (ndx_i64)o.pos[1], k = 0;
+    if (sd == 1 && ss == 1 && sb >= 8) {
+      for (; k < n; k++) ndx_convert_at(dst, pd + k, src, ps + k, st, dt, g);
+    } else if (sd == 1 && ss == -1 && sb >= 8) {
+      for (; k < n; k++) ndx_convert_at(dst, pd + k, src, ps - k, st, dt, g);
+    } else if (sd == 1 && ss == 1 && sb == 4 && !(ps & 1)) {
+      for (ndx_i64 h = 0; h < n / 2; h++) {
+        if (!ndx_gpu_in(g, 1, ps + 2 * h, 2, 4)) continue;
+        ndx_u32 byte = ndx_load8(src, ps / 2 + h);
+        ndx_convert_put(dst, pd + 2 * h, byte & 0xfu, st, dt, g);
+        ndx_convert_put(dst, pd + 2 * h + 1, byte >> 4, st, dt, g);
+      }
+      k = n - n % 2;
+    }
+    for (; k < n; k++) ndx_convert_at(dst, pd + k * sd, src, ps + k * ss, st, dt, g);
+    i += n;
+    if (i < i1) ndx_odo_next_row_wN(p, &o, (NDX_WORD)j, (NDX_WORD)sd, (NDX_WORD)ss);
+  }
+}
+
+/* Tile: tile t of a transpose pair (the pack in the order of the copy
+ * planner's transpose: [batch..., k, j], k the source's unit axis, j the
+ * destination's), `row_units` tiles a batch, `tiles_j` of them along j,
+ * each tile_k x tile_j elements (the launch descriptor), 8-bit
+ * destinations and up. A tile's source rows stay in the cache while its
+ * destination rows are written whole (ndx-bench case "convert f32 -> f16
+ * transpose 4096x4096"). */
+NDX_FN void ndx_convert_tile_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *dst,
+                                NDX_GLOBAL const ndx_u8 *src, ndx_i64 t, int st, int dt,
+                                const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int sb = ndx_cv_bits(st), db = ndx_cv_bits(dt), r = (int)p->rank;
+  ndx_i64 batch = t / d->row_units, in = t - batch * d->row_units, tk = in / d->tiles_j;
+  ndx_i64 k0 = tk * d->tile_k, j0 = (in - tk * d->tiles_j) * d->tile_j;
+  ndx_i64 dk = (ndx_i64)ndx_extent_wN(p, r - 2), dj = (ndx_i64)ndx_extent_wN(p, r - 1);
+  ndx_i64 k1 = k0 + d->tile_k < dk ? k0 + d->tile_k : dk,
+          j1 = j0 + d->tile_j < dj ? j0 + d->tile_j : dj;
+  ndx_i64 sdk = (ndx_i64)ndx_stride_wN(p, 0, r - 2), sdj = (ndx_i64)ndx_stride_wN(p, 0, r - 1);
+  ndx_i64 ssk = (ndx_i64)ndx_stride_wN(p, 1, r - 2), ssj = (ndx_i64)ndx_stride_wN(p, 1, r - 1);
+  ndx_i64 pd0 = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)batch, r - 2);
+  ndx_i64 ps0 = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)batch, r - 2);
+  for (ndx_i64 k = k0; k < k1; k++)
+    for (ndx_i64 j = j0; j < j1; j++) {
+      ndx_i64 pd = pd0 + k * sdk + j * sdj, ps = ps0 + k * ssk + j * ssj;
+      if (ndx_gpu_in(g, 0, pd, 1, db) && ndx_gpu_in(g, 1, ps, 1, sb))
+        ndx_convert_store(dst, pd, db, ndx_convert_bits(ndx_convert_load(src, ps, sb), st, dt));
+    }
+}
+
+#endif /* one index form */
