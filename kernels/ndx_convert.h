@@ -421,9 +421,10 @@ NDX_FN ndx_u64 ndx_cv_encode(ndx_cv_value v, int t, int from_float) {
 }
 
 /* ---- Direct paths --------------------------------------------------------- */
-/* Pairs whose general path reduces to a few operations on 32-bit integers,
- * written without branches (selects only) so that a loop over elements
- * vectorizes (ndx-bench's "convert" cases). Each gives exactly the general
+/* Pairs whose general path reduces to a few operations on 32-bit integers
+ * (every such pair has types of 32 bits and less), written without
+ * branches (selects only) and on 32-bit words in and out, so that a loop
+ * over elements vectorizes at 32-bit lanes (ndx-bench's "convert" cases). Each gives exactly the general
  * path's bits (tests/test_dtype.c checks every pattern of the sources of
  * 16 bits and less, and special, boundary and random f32 values). */
 
@@ -435,19 +436,17 @@ NDX_FN int ndx_cv_clamp(int x, int lo, int hi) {
 }
 
 /* bf16 to f32: bf16 is f32's top half; a NaN is made canonical. */
-NDX_FN ndx_u64 ndx_cv_bf16_to_f32(ndx_u64 bits) {
-  ndx_u32 b = (ndx_u32)(bits & 0xffffu);
-  if ((b & 0x7fffu) > 0x7f80u) return (ndx_u64)((b & 0x8000u) << 16 | 0x7fc00000u);
-  return (ndx_u64)(b << 16);
+NDX_FN ndx_u32 ndx_cv_bf16_to_f32(ndx_u32 bits) {
+  ndx_u32 b = bits & 0xffffu;
+  return (b & 0x7fffu) > 0x7f80u ? (b & 0x8000u) << 16 | 0x7fc00000u : b << 16;
 }
 
 /* f32 to bf16: the top half rounded to nearest, ties to even, on the
  * 16 bits dropped (a carry into the exponent field makes the next binade
  * or infinity, as rounding does); a NaN is made canonical. */
-NDX_FN ndx_u64 ndx_cv_f32_to_bf16(ndx_u64 bits) {
-  ndx_u32 b = (ndx_u32)(bits & 0xffffffffu);
-  if ((b & 0x7fffffffu) > 0x7f800000u) return (ndx_u64)((b >> 16 & 0x8000u) | 0x7fc0u);
-  return (ndx_u64)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+NDX_FN ndx_u32 ndx_cv_f32_to_bf16(ndx_u32 b) {
+  return (b & 0x7fffffffu) > 0x7f800000u ? (b >> 16 & 0x8000u) | 0x7fc0u
+                                         : (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
 }
 
 /* The layout of the float types of 32 bits and less, for the direct paths:
@@ -536,10 +535,10 @@ NDX_FN int ndx_cv_narrows(int src_t, int dst_t) {
 
 /* A float narrowed (ndx_cv_narrows) with the destination's rules past its
  * range and for NaN (f32 -> f16: "convert f32 -> f16 transpose"). */
-NDX_FN ndx_u64 ndx_cv_narrow_float(ndx_u64 bits, int src_t, int dst_t) {
+NDX_FN ndx_u32 ndx_cv_narrow_float(ndx_u32 bits, int src_t, int dst_t) {
   int se = ndx_cv_ebits(src_t), sm = ndx_cv_mbits(src_t);
   int de = ndx_cv_ebits(dst_t), dm = ndx_cv_mbits(dst_t);
-  ndx_u32 b = (ndx_u32)bits, a = b & ((1u << (se + sm)) - 1u);
+  ndx_u32 b = bits, a = b & ((1u << (se + sm)) - 1u);
   ndx_u32 sign = (b >> (se + sm) & 1u) << (de + dm);
   int nan = a > (((1u << se) - 1u) << sm);
   ndx_u32 r = ndx_cv_narrow(a, sm, ndx_cv_bias(src_t), dm, ndx_cv_bias(dst_t));
@@ -566,10 +565,10 @@ NDX_FN int ndx_cv_widens(int src_t, int dst_t) {
  * normal, its leading one found by clz; the source's infinities
  * and NaNs become the destination's infinity and canonical NaN
  * (f8e4m3fn -> f32, f4e2m1fn -> f16: "convert f4e2m1fn -> f16"). */
-NDX_FN ndx_u64 ndx_cv_widen_float(ndx_u64 bits, int src_t, int dst_t) {
+NDX_FN ndx_u32 ndx_cv_widen_float(ndx_u32 bits, int src_t, int dst_t) {
   int se = ndx_cv_ebits(src_t), sm = ndx_cv_mbits(src_t), sb = ndx_cv_bias(src_t);
   int de = ndx_cv_ebits(dst_t), dm = ndx_cv_mbits(dst_t), db = ndx_cv_bias(dst_t);
-  ndx_u32 b = (ndx_u32)bits, a = b & ((1u << (se + sm)) - 1u);
+  ndx_u32 b = bits, a = b & ((1u << (se + sm)) - 1u);
   ndx_u32 sign = (b >> (se + sm) & 1u) << (de + dm);
   ndx_u32 normal = (a << (dm - sm)) + ((ndx_u32)(db - sb) << dm);
   ndx_u32 m = a & ((1u << sm) - 1u);
@@ -593,7 +592,7 @@ NDX_FN int ndx_cv_small_int(int t) {
 /* An integer of 16 bits or less (ndx_cv_small_int) as f32 bits, exactly:
  * the magnitude's leading one, found by clz, sets the exponent ("convert
  * i8 -> f32 contiguous"). */
-NDX_FN ndx_u32 ndx_cv_small_int_to_f32(ndx_u64 bits, int src_t) {
+NDX_FN ndx_u32 ndx_cv_small_int_to_f32(ndx_u32 bits, int src_t) {
   int w = ndx_cv_bits(src_t);
   int is_signed = src_t == NDX_DT_I4 || src_t == NDX_DT_I8 || src_t == NDX_DT_I16;
   ndx_u32 mask = (1u << w) - 1u, b = (ndx_u32)bits & mask;
@@ -608,7 +607,7 @@ NDX_FN ndx_u32 ndx_cv_small_int_to_f32(ndx_u64 bits, int src_t) {
  * toward zero (the significand shifted by the exponent, right by up to 31
  * or left by up to 8), saturating at the type's range (from 2^32 up,
  * infinities too), NaN to 0 ("convert" of f32 to i8, u8, i32). */
-NDX_FN ndx_u64 ndx_cv_f32_to_int(ndx_u32 b, int width, int is_signed) {
+NDX_FN ndx_u32 ndx_cv_f32_to_int(ndx_u32 b, int width, int is_signed) {
   ndx_u32 a = b & 0x7fffffffu;
   int e = (int)(a >> 23);
   ndx_u32 m = (a & 0x7fffffu) | 0x800000u;
@@ -621,14 +620,14 @@ NDX_FN ndx_u64 ndx_cv_f32_to_int(ndx_u32 b, int width, int is_signed) {
 }
 
 /* A float of 32 bits or less as f32 bits, exactly (NaN as a NaN). */
-NDX_FN ndx_u32 ndx_cv_to_f32(ndx_u64 bits, int src_t) {
-  if (src_t == NDX_DT_F32) return (ndx_u32)bits;
-  if (src_t == NDX_DT_BF16) return (ndx_u32)ndx_cv_bf16_to_f32(bits);
-  return (ndx_u32)ndx_cv_widen_float(bits, src_t, NDX_DT_F32);
+NDX_FN ndx_u32 ndx_cv_to_f32(ndx_u32 bits, int src_t) {
+  if (src_t == NDX_DT_F32) return bits;
+  if (src_t == NDX_DT_BF16) return ndx_cv_bf16_to_f32(bits);
+  return ndx_cv_widen_float(bits, src_t, NDX_DT_F32);
 }
 
 /* f32 bits into a float of 32 bits or less, rounded once. */
-NDX_FN ndx_u64 ndx_cv_from_f32(ndx_u32 b, int dst_t) {
+NDX_FN ndx_u32 ndx_cv_from_f32(ndx_u32 b, int dst_t) {
   if (dst_t == NDX_DT_F32) return b;
   if (dst_t == NDX_DT_BF16) return ndx_cv_f32_to_bf16(b);
   return ndx_cv_narrow_float(b, NDX_DT_F32, dst_t);
@@ -650,7 +649,7 @@ NDX_FN int ndx_cv_has_direct(int src_t, int dst_t) {
   if (ndx_cv_small_int(src_t) && ndx_cv_ebits(dst_t)) return 1;
   return ndx_cv_ebits(src_t) && ndx_cv_int32_dst(dst_t);
 }
-NDX_FN ndx_u64 ndx_cv_direct(ndx_u64 bits, int src_t, int dst_t) {
+NDX_FN ndx_u32 ndx_cv_direct(ndx_u32 bits, int src_t, int dst_t) {
   if (src_t == NDX_DT_BF16 && dst_t == NDX_DT_F32) return ndx_cv_bf16_to_f32(bits);
   if (src_t == NDX_DT_F32 && dst_t == NDX_DT_BF16) return ndx_cv_f32_to_bf16(bits);
   if (ndx_cv_narrows(src_t, dst_t)) return ndx_cv_narrow_float(bits, src_t, dst_t);
@@ -666,7 +665,7 @@ NDX_FN ndx_u64 ndx_cv_direct(ndx_u64 bits, int src_t, int dst_t) {
  * type `dst_t`: the low ndx_dtype_bits(dst_t) bits of the result, every
  * higher bit 0. The same type on both sides returns the source's bits. */
 NDX_FN ndx_u64 ndx_convert_bits(ndx_u64 src_bits, int src_t, int dst_t) {
-  if (ndx_cv_has_direct(src_t, dst_t)) return ndx_cv_direct(src_bits, src_t, dst_t);
+  if (ndx_cv_has_direct(src_t, dst_t)) return ndx_cv_direct((ndx_u32)src_bits, src_t, dst_t);
   if (src_t == dst_t) return src_bits & ndx_cv_mask(ndx_cv_bits(src_t));
   return ndx_cv_encode(ndx_cv_decode(src_bits, src_t), dst_t, ndx_cv_is_float(src_t));
 }

@@ -6,6 +6,7 @@
  *         (a work-item's `chunk`), 8-bit destinations and up;
  *   tile  a tile of a transpose pair, 8-bit destinations and up. */
 #include "ndx_convert_items.h"
+#include "ndx_cpu_vectors.h"
 
 #ifndef NDX_CONVERT_CPU_H_WN
 #define NDX_CONVERT_CPU_H_WN
@@ -65,9 +66,13 @@ NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL n
  * planner's transpose: [batch..., k, j], k the source's unit axis, j the
  * destination's), `row_units` tiles a batch, `tiles_j` of them along j,
  * each tile_k x tile_j elements (the launch descriptor), 8-bit
- * destinations and up. A tile's source rows stay in the cache while its
- * destination rows are written whole (ndx-bench case "convert f32 -> f16
- * transpose 4096x4096"). */
+ * destinations and up. A tile of destinations of 32 bits and less goes
+ * through a private buffer of the converted values, in two passes that
+ * each run along one side's unit axis: the first loads and converts the
+ * source along k (a loop the compiler vectorizes, as a run's), the second
+ * stores the buffer's transpose along j (ndx-bench case "convert f32 ->
+ * f16 transpose 4096x4096"); a 64-bit destination goes element by
+ * element. */
 NDX_FN void ndx_convert_tile_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *dst,
                                 NDX_GLOBAL const ndx_u8 *src, ndx_i64 t, int st, int dt,
                                 const ndx_gpu_guard *g) {
@@ -76,18 +81,40 @@ NDX_FN void ndx_convert_tile_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx
   ndx_i64 batch = t / d->row_units, in = t - batch * d->row_units, tk = in / d->tiles_j;
   ndx_i64 k0 = tk * d->tile_k, j0 = (in - tk * d->tiles_j) * d->tile_j;
   ndx_i64 dk = (ndx_i64)ndx_extent_wN(p, r - 2), dj = (ndx_i64)ndx_extent_wN(p, r - 1);
-  ndx_i64 k1 = k0 + d->tile_k < dk ? k0 + d->tile_k : dk,
-          j1 = j0 + d->tile_j < dj ? j0 + d->tile_j : dj;
+  ndx_i64 nk = k0 + d->tile_k < dk ? d->tile_k : dk - k0,
+          nj = j0 + d->tile_j < dj ? d->tile_j : dj - j0;
   ndx_i64 sdk = (ndx_i64)ndx_stride_wN(p, 0, r - 2), sdj = (ndx_i64)ndx_stride_wN(p, 0, r - 1);
   ndx_i64 ssk = (ndx_i64)ndx_stride_wN(p, 1, r - 2), ssj = (ndx_i64)ndx_stride_wN(p, 1, r - 1);
-  ndx_i64 pd0 = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)batch, r - 2);
-  ndx_i64 ps0 = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)batch, r - 2);
-  for (ndx_i64 k = k0; k < k1; k++)
-    for (ndx_i64 j = j0; j < j1; j++) {
-      ndx_i64 pd = pd0 + k * sdk + j * sdj, ps = ps0 + k * ssk + j * ssj;
-      if (ndx_gpu_in(g, 0, pd, 1, db) && ndx_gpu_in(g, 1, ps, 1, sb))
-        ndx_convert_store(dst, pd, db, ndx_convert_bits(ndx_convert_load(src, ps, sb), st, dt));
-    }
+  ndx_i64 pd0 = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)batch, r - 2) + k0 * sdk + j0 * sdj;
+  ndx_i64 ps0 = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)batch, r - 2) + k0 * ssk + j0 * ssj;
+  if (db > 32) {
+    for (ndx_i64 k = 0; k < nk; k++)
+      for (ndx_i64 j = 0; j < nj; j++)
+        ndx_convert_at(dst, pd0 + k * sdk + j * sdj, src, ps0 + k * ssk + j * ssj, st, dt, g);
+    return;
+  }
+  ndx_u32 buf[NDX_CONVERT_TILE_ELEMS]; /* [j][k], k fastest */
+  if (ssk == 1) /* the tile's source lines asked for together, as the copy's tile does */
+    for (ndx_i64 j = 0; j < nj; j++) NDX_PREFETCH(src + (ps0 + j * ssj) * sb / 8, nk * sb / 8, 0);
+  for (ndx_i64 j = 0; j < nj; j++) {
+    ndx_i64 ps = ps0 + j * ssj, k = 0;
+    ndx_u32 *row = buf + j * nk;
+    if (ssk == 1 && sb >= 8)
+      for (; k < nk; k++)
+        row[k] = ndx_gpu_in(g, 1, ps + k, 1, sb)
+                     ? (ndx_u32)ndx_convert_bits(ndx_convert_load(src, ps + k, sb), st, dt)
+                     : 0u;
+    for (; k < nk; k++)
+      row[k] = ndx_gpu_in(g, 1, ps + k * ssk, 1, sb)
+                   ? (ndx_u32)ndx_convert_bits(ndx_convert_load(src, ps + k * ssk, sb), st, dt)
+                   : 0u;
+  }
+  for (ndx_i64 k = 0; k < nk; k++) {
+    ndx_i64 pd = pd0 + k * sdk;
+    for (ndx_i64 j = 0; j < nj; j++)
+      if (ndx_gpu_in(g, 0, pd + j * sdj, 1, db))
+        ndx_convert_store(dst, pd + j * sdj, db, buf[j * nk + k]);
+  }
 }
 
 #endif /* one index form */

@@ -233,3 +233,27 @@ Test(cl_convert, refusals_name_the_call_and_write_nothing) {
       NDX_EINVAL);
   cr_assert(strstr(ndx_last_error(), "ndx_cl_convert: cl is NULL"), "%s", ndx_last_error());
 }
+
+/* Transposes of several tiles a side (the cpu shape's tiles are
+ * NDX_CL_CONVERT_TILE_SIDE square, 64) with partial tiles at both edges,
+ * batched, the source's unit axis reversed, from 4-bit, 8-bit and 16-bit
+ * sources and into a 64-bit destination (element by element). */
+Test(cl_convert, transposes_of_many_tiles) {
+  cl_env_need(&env);
+  static const ndx_dtype tile_pairs[][2] = {{NDX_F32, NDX_F16},      {NDX_BF16, NDX_F32},
+                                            {NDX_F4E2M1FN, NDX_F16}, {NDX_I8, NDX_F32},
+                                            {NDX_F64, NDX_I64},      {NDX_U16, NDX_F8E5M2}};
+  for (size_t k = 0; k < sizeof tile_pairs / sizeof tile_pairs[0]; k++) {
+    ndx_dtype st = tile_pairs[k][0], dt = tile_pairs[k][1];
+    uint64_t seed = 400 + 8 * k;
+    ndx_layout d = contiguous(2, (int64_t[]){150, 131}, 2);
+    ndx_layout s = make(2, (int64_t[]){150, 131}, (int64_t[]){1, 151}, 1);
+    check_convert(&d, dt, &s, st, seed);
+    d = contiguous(3, (int64_t[]){3, 70, 129}, 0);
+    s = make(3, (int64_t[]){3, 70, 129}, (int64_t[]){70 * 129, 1, 70}, 0);
+    check_convert(&d, dt, &s, st, seed + 1);
+    d = contiguous(2, (int64_t[]){130, 66}, 0);
+    s = make(2, (int64_t[]){130, 66}, (int64_t[]){-1, 130}, 129);
+    check_convert(&d, dt, &s, st, seed + 2);
+  }
+}

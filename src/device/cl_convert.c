@@ -24,6 +24,9 @@
 #include "ndx_copy_geometry.h"
 #include "ndx_launch.h"
 
+_Static_assert(NDX_CL_CONVERT_TILE_SIDE * NDX_CL_CONVERT_TILE_SIDE <= NDX_CONVERT_TILE_ELEMS,
+               "a conversion tile fits the kernel's buffer");
+
 /* The plan of a conversion from src_l (type st) to dst_l (type dt), st
  * and dt distinct valid types, into *plan; its launch buffer is the
  * caller's to release. */

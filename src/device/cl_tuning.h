@@ -62,9 +62,11 @@
  * in bytes for the widest pair. */
 #define NDX_CL_CONVERT_ELEMS 1024
 
-/* Conversions, cpu shape: the side of a transpose's tile, elements: 32
- * rows of the source stay in the cache while the tile's destination rows
- * are written (ndx-bench case "convert f32 -> f16 transpose 4096x4096"). */
-#define NDX_CL_CONVERT_TILE_SIDE 32
+/* Conversions, cpu shape: the side of a transpose's tile, elements: its
+ * source rows, asked for together, are converted into a private buffer of
+ * NDX_CONVERT_TILE_ELEMS (ndx_launch.h) and written out along the
+ * destination's rows (ndx-bench case "convert f32 -> f16 transpose
+ * 4096x4096": 32, 64 and 128 measure alike). */
+#define NDX_CL_CONVERT_TILE_SIDE 64
 
 #endif /* NDX_CL_TUNING_H */
