@@ -8,6 +8,55 @@
 #include "ndx_convert_items.h"
 #include "ndx_cpu_vectors.h"
 
+#ifndef NDX_CONVERT_CPU_H
+#define NDX_CONVERT_CPU_H
+
+/* The 16 values of a 4-bit source type st converted into type dt (32
+ * bits and less): a 4-bit source converts by table. */
+NDX_FN void ndx_convert_table4(ndx_u32 *table, int st, int dt) {
+  for (ndx_u32 v = 0; v < 16; v++) table[v] = (ndx_u32)ndx_convert_bits(v, st, dt);
+}
+
+/* The values of n source elements of type st from position ps, step ss,
+ * converted into type dt (32 bits and less) in out[0 .. n): a unit step
+ * of 8 bits and up in a loop the compiler vectorizes, 4-bit elements by
+ * `table` (ndx_convert_table4), a unit step of them a byte (two
+ * elements) at a time. */
+NDX_FN void ndx_convert_row32(ndx_u32 *out, ndx_i64 n, NDX_GLOBAL const ndx_u8 *src, ndx_i64 ps,
+                              ndx_i64 ss, int st, int dt, const ndx_u32 *table,
+                              const ndx_gpu_guard *g) {
+  int sb = ndx_cv_bits(st);
+  if (sb == 4) {
+    ndx_i64 k = 0;
+    if (ss == 1 && n > 0) {
+      if (ps & 1) { /* from an odd position, the first element on its own */
+        out[0] = table[ndx_gpu_in(g, 1, ps, 1, 4) ? ndx_load_bits(src, ps, 4) : 0u];
+        k = 1;
+      }
+      for (; k + 1 < n; k += 2) {
+        ndx_u32 byte = ndx_gpu_in(g, 1, ps + k, 2, 4) ? ndx_load8(src, (ps + k) / 2) : 0u;
+        out[k] = table[byte & 0xfu];
+        out[k + 1] = table[byte >> 4];
+      }
+    }
+    for (; k < n; k++)
+      out[k] = table[ndx_gpu_in(g, 1, ps + k * ss, 1, 4) ? ndx_load_bits(src, ps + k * ss, 4) : 0u];
+    return;
+  }
+  ndx_i64 k = 0;
+  if (ss == 1)
+    for (; k < n; k++)
+      out[k] = ndx_gpu_in(g, 1, ps + k, 1, sb)
+                   ? (ndx_u32)ndx_convert_bits(ndx_convert_load(src, ps + k, sb), st, dt)
+                   : 0u;
+  for (; k < n; k++)
+    out[k] = ndx_gpu_in(g, 1, ps + k * ss, 1, sb)
+                 ? (ndx_u32)ndx_convert_bits(ndx_convert_load(src, ps + k * ss, sb), st, dt)
+                 : 0u;
+}
+
+#endif /* NDX_CONVERT_CPU_H */
+
 #ifndef NDX_CONVERT_CPU_H_WN
 #define NDX_CONVERT_CPU_H_WN
 #define ndx_convert_run_wN NDX_WN(ndx_convert_run_w32, ndx_convert_run_w64)
@@ -93,22 +142,12 @@ NDX_FN void ndx_convert_tile_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx
         ndx_convert_at(dst, pd0 + k * sdk + j * sdj, src, ps0 + k * ssk + j * ssj, st, dt, g);
     return;
   }
-  ndx_u32 buf[NDX_CONVERT_TILE_ELEMS]; /* [j][k], k fastest */
+  ndx_u32 buf[NDX_CONVERT_TILE_ELEMS], table[16]; /* buf: [j][k], k fastest */
+  if (sb == 4) ndx_convert_table4(table, st, dt);
   if (ssk == 1) /* the tile's source lines asked for together, as the copy's tile does */
     for (ndx_i64 j = 0; j < nj; j++) NDX_PREFETCH(src + (ps0 + j * ssj) * sb / 8, nk * sb / 8, 0);
-  for (ndx_i64 j = 0; j < nj; j++) {
-    ndx_i64 ps = ps0 + j * ssj, k = 0;
-    ndx_u32 *row = buf + j * nk;
-    if (ssk == 1 && sb >= 8)
-      for (; k < nk; k++)
-        row[k] = ndx_gpu_in(g, 1, ps + k, 1, sb)
-                     ? (ndx_u32)ndx_convert_bits(ndx_convert_load(src, ps + k, sb), st, dt)
-                     : 0u;
-    for (; k < nk; k++)
-      row[k] = ndx_gpu_in(g, 1, ps + k * ssk, 1, sb)
-                   ? (ndx_u32)ndx_convert_bits(ndx_convert_load(src, ps + k * ssk, sb), st, dt)
-                   : 0u;
-  }
+  for (ndx_i64 j = 0; j < nj; j++)
+    ndx_convert_row32(buf + j * nk, nk, src, ps0 + j * ssj, ssk, st, dt, table, g);
   for (ndx_i64 k = 0; k < nk; k++) {
     ndx_i64 pd = pd0 + k * sdk;
     for (ndx_i64 j = 0; j < nj; j++)

@@ -257,3 +257,23 @@ Test(cl_convert, transposes_of_many_tiles) {
     check_convert(&d, dt, &s, st, seed + 2);
   }
 }
+
+/* Long rows from 4-bit sources (a run reads a byte, two elements, at a
+ * time from an even position), from odd and even positions, forward,
+ * reversed and with a step of 3. */
+Test(cl_convert, long_rows_from_4_bit_sources) {
+  cl_env_need(&env);
+  static const ndx_dtype four_bit_pairs[][2] = {
+      {NDX_F4E2M1FN, NDX_F16}, {NDX_I4, NDX_F32}, {NDX_U4, NDX_I8}, {NDX_F4E2M1FN, NDX_BF16}};
+  for (size_t k = 0; k < sizeof four_bit_pairs / sizeof four_bit_pairs[0]; k++) {
+    ndx_dtype st = four_bit_pairs[k][0], dt = four_bit_pairs[k][1];
+    uint64_t seed = 500 + 4 * k;
+    ndx_layout d = contiguous(2, (int64_t[]){3, 600}, 0);
+    ndx_layout s = make(2, (int64_t[]){3, 600}, (int64_t[]){601, 1}, 1);
+    check_convert(&d, dt, &s, st, seed);
+    s = make(2, (int64_t[]){3, 600}, (int64_t[]){600, -1}, 599);
+    check_convert(&d, dt, &s, st, seed + 1);
+    s = make(2, (int64_t[]){3, 600}, (int64_t[]){1800, 3}, 2);
+    check_convert(&d, dt, &s, st, seed + 2);
+  }
+}
