@@ -249,15 +249,11 @@ ndx_status make_case(env *e, const case_spec *c, case_data *d, char *why, size_t
     snprintf(why, whysz, "out of memory for %zu + %zu bytes", d->src_bytes, d->dst_bytes);
     return NDX_ENOMEM;
   }
-  fill_random(d->host, d->src_bytes, (uint64_t)(uintptr_t)c + 1);
   if (c->bits == 32) /* finite normal floats: CLBlast scales by alpha, and a
                         NaN's payload or a denormal need not survive that */
-    for (size_t i = 0; i + 4 <= d->src_bytes; i += 4) {
-      uint32_t v;
-      memcpy(&v, d->host + i, 4);
-      v = (v & 0x807fffffu) | 0x3f800000u;
-      memcpy(d->host + i, &v, 4);
-    }
+    fill_random_f32(d->host, d->src_bytes, (uint64_t)(uintptr_t)c + 1);
+  else
+    fill_random(d->host, d->src_bytes, (uint64_t)(uintptr_t)c + 1);
   cl_int err = clEnqueueWriteBuffer(e->q, d->src, CL_TRUE, 0, d->src_bytes, d->host, 0, NULL, NULL);
   if (err != CL_SUCCESS) {
     snprintf(why, whysz, "clEnqueueWriteBuffer: %s", cl_err(err));

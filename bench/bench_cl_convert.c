@@ -93,14 +93,10 @@ static bool make_data(env *e, const convert_case *c, convert_data *d, char *why,
     snprintf(why, n, "out of memory for the buffers");
     return false;
   }
-  fill_random(d->host, d->src_bytes, (uint64_t)(uintptr_t)c + 7);
   if (c->src_t == NDX_F32)
-    for (size_t i = 0; i + 4 <= d->src_bytes; i += 4) {
-      uint32_t v;
-      memcpy(&v, d->host + i, 4);
-      v = (v & 0x807fffffu) | 0x3f800000u;
-      memcpy(d->host + i, &v, 4);
-    }
+    fill_random_f32(d->host, d->src_bytes, (uint64_t)(uintptr_t)c + 7);
+  else
+    fill_random(d->host, d->src_bytes, (uint64_t)(uintptr_t)c + 7);
   cl_int err = clEnqueueWriteBuffer(e->q, d->src, CL_TRUE, 0, d->src_bytes, d->host, 0, NULL, NULL);
   if (err != CL_SUCCESS) {
     snprintf(why, n, "clEnqueueWriteBuffer: %s", cl_err(err));

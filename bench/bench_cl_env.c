@@ -37,6 +37,16 @@ void fill_random(uint8_t *p, size_t n, uint64_t seed) {
   for (; i < n; i++) p[i] = (uint8_t)rng_next(&s);
 }
 
+void fill_random_f32(uint8_t *p, size_t n, uint64_t seed) {
+  fill_random(p, n, seed);
+  for (size_t i = 0; i + 4 <= n; i += 4) {
+    uint32_t v;
+    memcpy(&v, p + i, 4);
+    v = (v & 0x807fffffu) | 0x3f800000u; /* the exponent field 127: magnitudes in [1, 2) */
+    memcpy(p + i, &v, 4);
+  }
+}
+
 cl_mem new_buffer(env *e, size_t bytes) {
   cl_int err;
   cl_mem m = clCreateBuffer(e->ctx, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &err);

@@ -124,6 +124,25 @@ static inline const char *oracle_fault_message_wrong(const char *msg, const ndx_
   return NULL;
 }
 
+/* A new index buffer of `bytes` bytes (rounded up to whole values of
+ * index_bits, 32 or 64) of values in [lo, hi] (0 where hi < lo); the
+ * caller frees it. */
+static inline uint8_t *oracle_random_index(oracle_rng *r, size_t bytes, int index_bits, int64_t lo,
+                                           int64_t hi) {
+  size_t n = bytes / (size_t)(index_bits / 8) + 1;
+  uint8_t *b = (uint8_t *)malloc(n * (size_t)(index_bits / 8));
+  for (size_t k = 0; b && k < n; k++) {
+    int64_t v = hi >= lo ? oracle_between(r, lo, hi) : 0;
+    if (index_bits == 32) {
+      int32_t w = (int32_t)v;
+      memcpy(b + k * 4, &w, 4);
+    } else {
+      memcpy(b + k * 8, &v, 8);
+    }
+  }
+  return b;
+}
+
 /* perm[0..n) := a random permutation of [0, n) (Fisher-Yates). */
 static inline void oracle_permutation(oracle_rng *r, int64_t *perm, int64_t n) {
   for (int64_t t = 0; t < n; t++) perm[t] = t;

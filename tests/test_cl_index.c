@@ -110,18 +110,7 @@ static bool check_call(bool scatter, const ndx_layout *dst_l, const ndx_layout *
 /* An index buffer for `index_l` of values in [lo, hi]. */
 static uint8_t *random_index(oracle_rng *r, const ndx_layout *index_l, int index_bits, int64_t lo,
                              int64_t hi) {
-  size_t n = cl_env_buffer_bytes(index_l, index_bits) / (size_t)(index_bits / 8) + 1;
-  uint8_t *b = malloc(n * (size_t)(index_bits / 8));
-  for (size_t k = 0; k < n; k++) {
-    int64_t v = hi >= lo ? oracle_between(r, lo, hi) : 0;
-    if (index_bits == 32) {
-      int32_t w = (int32_t)v;
-      memcpy(b + k * 4, &w, 4);
-    } else {
-      memcpy(b + k * 8, &v, 8);
-    }
-  }
-  return b;
+  return oracle_random_index(r, cl_env_buffer_bytes(index_l, index_bits), index_bits, lo, hi);
 }
 
 /* A random shape of rank 1..5 and small extents (an axis of 0 now and

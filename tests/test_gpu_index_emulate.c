@@ -175,18 +175,7 @@ static bool check_call(const call *c, const ndx_u8 *index, oracle_rng *r, int *k
 /* An index buffer for `l` of values in [lo, hi]. */
 static ndx_u8 *random_index(oracle_rng *r, const ndx_layout *l, int index_bits, int64_t lo,
                             int64_t hi) {
-  size_t n = buffer_bytes(l, index_bits) / (size_t)(index_bits / 8) + 1;
-  ndx_u8 *b = malloc(n * (size_t)(index_bits / 8));
-  for (size_t k = 0; k < n; k++) {
-    int64_t v = hi >= lo ? oracle_between(r, lo, hi) : 0;
-    if (index_bits == 32) {
-      int32_t w = (int32_t)v;
-      memcpy(b + k * 4, &w, 4);
-    } else {
-      memcpy(b + k * 8, &v, 8);
-    }
-  }
-  return b;
+  return oracle_random_index(r, buffer_bytes(l, index_bits), index_bits, lo, hi);
 }
 
 static ndx_layout distinct_view(oracle_rng *r, int rank, const int64_t *shape) {

@@ -47,7 +47,8 @@ const char tool_convert_usage[] =
     "byte of DST's buffer as `ndx copy` does, against the host reference of each\n"
     "value rule (ndx_dtype.h). SRC's buffer holds random bits, so NaNs,\n"
     "infinities, subnormals and values past every range come up. Prints the\n"
-    "device, the layouts, the kernel and its shape, then OK or MISMATCH.\n"
+    "device, the layouts, the path (the copy's, at DST's width, that the\n"
+    "conversion follows) and the kernels' shape, then OK or MISMATCH.\n"
     "\n"
     "  --from, --to  bool, i8, i16, i32, i64, u8, u16, u32, u64, i4, u4, f16,\n"
     "                bf16, f32, f64, f8e4m3fn, f8e5m2 or f4e2m1fn; a JSON\n"
@@ -126,18 +127,15 @@ static int checked_run(const copy_job *job, int device, const ndx_layout *d, con
   }
   printf("device    %s (%s)\n", r.env.name, r.env.platform_name);
 
-  char path[64];
-  if (job->convert) {
-    snprintf(path, sizeof path, "%s from %s to %s",
-             job->dst_bits < 8 ? "ndx_convert_bytes" : "ndx_convert", ndx_dtype_name(job->src_t),
-             ndx_dtype_name(job->dst_t));
-  } else { /* the plan names the path; ndx_cl_copy below makes the same choice */
-    ndx_cl_plan *plan = NULL;
-    ndx_status st = ndx_cl_plan_create(&plan, r.env.cl, d, s, job->dst_bits);
-    if (st != NDX_OK) return refused(job, &r, st);
-    snprintf(path, sizeof path, "%s", ndx_cl_plan_path(plan));
-    ndx_cl_plan_destroy(plan);
-  }
+  /* the plan names the path; ndx_cl_copy below makes the same choice, and
+   * ndx_cl_convert plans its pair as this copy at the destination's width
+   * (a pair the plan refuses, ndx_cl_convert refuses below in its name) */
+  char path[64] = "-";
+  ndx_cl_plan *plan = NULL;
+  ndx_status planned = ndx_cl_plan_create(&plan, r.env.cl, d, s, job->dst_bits);
+  if (planned != NDX_OK && !job->convert) return refused(job, &r, planned);
+  if (planned == NDX_OK) snprintf(path, sizeof path, "%s", ndx_cl_plan_path(plan));
+  ndx_cl_plan_destroy(plan);
 
   size_t nd = tool_span_bytes(d, job->dst_bits), ns = tool_span_bytes(s, job->src_bits);
   char buf[TOOL_LAYOUT_TEXT_MAX];
@@ -148,7 +146,7 @@ static int checked_run(const copy_job *job, int device, const ndx_layout *d, con
            ndx_dtype_name(job->dst_t));
   else
     printf("elements  %lld of %d bits\n", (long long)ndx_numel(d), job->dst_bits);
-  printf("%s %s\n", job->convert ? "kernel   " : "path     ", path);
+  printf("path      %s\n", path);
   printf("shape     %s\n", ndx_cl_shape(r.env.cl));
   cl_ulong max_alloc = 0;
   clGetDeviceInfo(r.env.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
