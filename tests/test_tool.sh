@@ -529,6 +529,36 @@ malformed "copy --device x" "copy: --device: 'x' is not an integer" -- copy --de
 malformed "copy --bits 3" "not an element width" -- copy --bits 3 "$C" "$C"
 malformed "copy with an unknown option" "unknown option '--fast'" -- copy --fast "$C" "$C"
 malformed "copy with a bad DST" "copy: DST" -- copy 'shape=[' "$C"
+# convert NAME PATH LINE -- ARGS: exit 0, the copy path the pair follows, LINE and "OK" printed.
+convert_ok() {
+  local name=$1 path=$2 line=$3
+  shift 4
+  run convert "$@"
+  if [ "$rc" -ne 0 ]; then
+    report "convert: $name" 1 "wanted exit 0"
+  elif [[ "$out" != *"path      $path"* ]]; then
+    report "convert: $name" 1 "wanted path $path"
+  elif [[ "$out" != *"$line"* ]]; then
+    report "convert: $name" 1 "wanted: $line"
+  elif [ "$(tail -n 1 <<<"$out")" != "OK" ]; then
+    report "convert: $name" 1 "wanted OK last"
+  else
+    report "convert: $name" 0 ""
+  fi
+}
+convert_ok "f32 transposed into bf16" transpose "elements  24, f32 to bf16" \
+  -- --from f32 --to bf16 'shape=[4,6]' 'shape=[4,6] strides=[1,4]'
+convert_ok "bf16 flipped into f32" gather "elements  24, bf16 to f32" \
+  -- --from bf16 --to f32 'shape=[4,6]' 'shape=[4,6] strides=[6,-1] offset=5'
+convert_ok "f32 into every other f4e2m1fn nibble" bytes \
+  "checked   5 bytes of dst's buffer: 5 hold elements, 0 must stay as they were" \
+  -- --from f32 --to f4e2m1fn 'shape=[5] strides=[2] offset=1' 'shape=[5]'
+NDX_CL_SHAPE=gpu convert_ok "i8 into f32, gpu shape" rows "shape     gpu" \
+  -- --from i8 --to f32 'shape=[3,40]' 'shape=[3,40] strides=[41,1]'
+contains "convert between two shapes is refused, naming ndx_cl_convert" 1 "ndx_cl_convert: src_l" \
+  -- convert --from f32 --to f16 "$C" "$T"
+malformed "convert without --to" "convert: --to: no type" -- convert --from f32 "$C" "$C"
+malformed "convert to an unknown type" "f24" -- convert --from f32 --to f24 "$C" "$C"
 # gather NAME LAST_LINE EXIT -- ARGS: the exit code and the last line.
 index_run() {
   local name=$1 last=$2 code=$3
