@@ -64,7 +64,9 @@ typedef struct ndx_convert_sizes {
 
 /* Plans a conversion from `src` to `dst` of `dst_bits`-bit destination
  * elements as a copy of that width with ndx_gpu_caps and `flags`
- * (ndx_copy_plan_make, whose checks and messages it has). */
+ * (ndx_copy_plan_make, whose checks and messages it has): a 4-bit
+ * destination's pair stays in its order (NDX_COPY_DST_ORDER), since the
+ * bytes family finds a byte's elements by ndx_count_below. */
 ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_layout *dst,
                                  const ndx_layout *src, int dst_bits, unsigned flags);
 

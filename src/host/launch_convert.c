@@ -7,6 +7,7 @@
 
 ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_layout *dst,
                                  const ndx_layout *src, int dst_bits, unsigned flags) {
+  if (dst_bits < 8) flags |= NDX_COPY_DST_ORDER;
   return ndx_copy_plan_make(p, call, dst, src, dst_bits, &ndx_gpu_caps, flags);
 }
 
