@@ -25,6 +25,15 @@
  * which then has no candidate column). Gathers and scatters are left out
  * there.
  *
+ * The conversion cases (ndx_cuda_convert: those of ndx-bench --cl,
+ * bench/bench_cl_convert.c, an f32 source's values finite and normal as a
+ * model's are) are timed the same way against a cudaMemcpyAsync of the
+ * wider side's bytes: a conversion moves the source's bytes read plus the
+ * destination's written, a copy of n bytes moves 2n, and the ratio is the
+ * conversion's bytes a second over the copy's. Their elements are checked
+ * against the host reference (tests/convert_ref.h). --compare leaves them
+ * out.
+ *
  * Then the gathers and scatters (ndx_cuda_gather, ndx_cuda_scatter: the
  * embedding lookup of an fp32 and a 4-bit table, take_along_axis on the
  * inner axis, KV-cache row writes with and without NDX_INDEX_UNIQUE, and the
@@ -47,9 +56,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include "../src/device/cuda_convert_plan.h"
 #include "../src/device/cuda_index_plan.h"
 #include "../src/device/cuda_gpu.h"
 #include "../src/device/cuda_plan.h"
+#include "../src/host/launch.h"
+#include "../tests/convert_ref.h"
 #include "../tests/oracle.h"
 #include "gpu_cases.h"
 #include "ndx/ndx_cuda.h"
@@ -91,13 +103,15 @@ static int cmp_double(const void *a, const void *b) {
 typedef gpu_index_case icase;
 
 typedef struct timing_ctx {
-  const ndx_cuda_plan *plan; /* NULL: cudaMemcpyAsync of `bytes`, `gpu` or the call `ix` */
+  /* NULL: cudaMemcpyAsync of `bytes`, `gpu`, the call `ix` or the conversion `conv` */
+  const ndx_cuda_plan *plan;
   const ndx_cuda_gpu_plan *gpu;
   void *dst;
   const void *src;
   size_t bytes;
   const icase *ix;
   const void *index;
+  const bcase *conv;
 } timing_ctx;
 
 static void launch_index(const timing_ctx *t, cudaStream_t s);
@@ -105,6 +119,10 @@ static void launch_index(const timing_ctx *t, cudaStream_t s);
 static void launch(const timing_ctx *t, cudaStream_t s) {
   if (t->ix) {
     launch_index(t, s);
+  } else if (t->conv) {
+    const bcase *c = t->conv;
+    if (ndx_cuda_convert(s, t->dst, &c->dst, c->dst_t, t->src, &c->src, c->src_t) != NDX_OK)
+      die("ndx_cuda_convert");
   } else if (t->gpu) {
     if (ndx_cuda_gpu_plan_launch(t->gpu, s, t->dst, t->src) != NDX_OK)
       die("ndx_cuda_gpu_plan_launch");
@@ -169,6 +187,22 @@ static int check_sample(const bcase *c, const uint8_t *hdst, const uint8_t *hsrc
     int64_t i = k == 0 ? 0 : k == 1 ? n - 1 : oracle_between(&r, 0, n - 1);
     int64_t pd = oracle_position_of(&c->dst, i), ps = oracle_position_of(&c->src, i);
     bad += !oracle_same_element(hdst, pd, hsrc, ps, c->bits);
+  }
+  return bad;
+}
+
+/* Conversion case c's 2000 random elements (and the first and last)
+ * against the host reference's conversion of the source's; returns the
+ * number that differ. */
+static int check_convert_sample(const bcase *c, const uint8_t *hdst, const uint8_t *hsrc) {
+  oracle_rng r = {12345};
+  int64_t n = ndx_numel(&c->dst);
+  int bad = 0, sb = gpu_case_src_bits(c);
+  for (int k = 0; k < 2002 && n > 0; k++) {
+    int64_t i = k == 0 ? 0 : k == 1 ? n - 1 : oracle_between(&r, 0, n - 1);
+    int64_t pd = oracle_position_of(&c->dst, i), ps = oracle_position_of(&c->src, i);
+    uint64_t want = ref_convert(ref_load(hsrc, ps, sb), c->src_t, c->dst_t);
+    bad += ref_load(hdst, pd, c->bits) != want;
   }
   return bad;
 }
@@ -386,6 +420,53 @@ static void run_copy_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t
   ndx_cuda_gpu_plan_destroy(gpu);
 }
 
+/* Times one conversion case back to back with a cudaMemcpyAsync of its
+ * wider side's bytes; prints its line and adds to the counts. An f32
+ * source's values become finite normal ones first (in b->hs and on the
+ * device alike). */
+static void run_convert_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t stream,
+                             const bench_bufs *b, FILE *csv, int *below, int *wrong) {
+  int sb = gpu_case_src_bits(c);
+  size_t ns = span_bytes(&c->src, sb), nd = span_bytes(&c->dst, c->bits);
+  if (c->src_t == NDX_F32) {
+    for (size_t i = 0; i + 4 <= ns; i += 4) {
+      uint32_t v;
+      memcpy(&v, b->hs + i, 4);
+      v = (v & 0x807fffffu) | 0x3f800000u;
+      memcpy(b->hs + i, &v, 4);
+    }
+    CHECK(cudaMemcpy(b->ds, b->hs, ns, cudaMemcpyHostToDevice));
+  }
+  ndx_cuda_convert_launch plan;
+  if (ndx_cuda_convert_fill(&plan, c->name, &c->dst, c->bits, &c->src, 0) != NDX_OK) die(c->name);
+  const char *kernel = plan.family == NDX_CONVERT_BYTES ? "convert-bytes" : "convert-elements";
+  int64_t n = ndx_numel(&c->dst);
+  size_t read = (size_t)((n * sb + 7) / 8), written = (size_t)((n * c->bits + 7) / 8);
+  size_t moved = read + written, copied = read > written ? read : written;
+  timing_ctx t[2] = {{.dst = b->dd, .src = b->ds, .bytes = copied},
+                     {.conv = c, .dst = b->dd, .src = b->ds}};
+  double ms[2], ratio[2];
+  time_back_to_back(t, 2, o, stream, ms, ratio);
+  CHECK(cudaMemset(b->dd, 0, b->dmax));
+  launch(&t[1], stream);
+  CHECK(cudaMemcpy(b->hd, b->dd, nd, cudaMemcpyDeviceToHost));
+  int bad = check_convert_sample(c, b->hd, b->hs);
+  *wrong += bad > 0;
+  /* a copy of `copied` bytes moves twice as many */
+  double r = ratio[1] * (double)moved / (2.0 * (double)copied);
+  bool low = c->target > 0 && r < c->target;
+  *below += low;
+  char target[16] = "";
+  if (c->target > 0) snprintf(target, sizeof target, "%.2f%s", c->target, low ? " LOW" : "");
+  double gbps = moved / ms[1] / 1e6, copy_gbps = 2.0 * copied / ms[0] / 1e6;
+  printf("%-52s %-9s %-22s %8.1f %8.0f %8.0f %6.2f %6s%s\n", c->name, "convert", kernel,
+         moved / 1048576.0, gbps, copy_gbps, r, target, bad ? "  WRONG RESULT" : "");
+  if (csv)
+    fprintf(csv, "\"%s\",%s,%d,%s,%s,%zu,%.5f,%.1f,%.5f,%.1f,%.4f,%.2f,%d\n", c->name, c->group,
+            c->bits, "convert", kernel, moved, ms[1], gbps, ms[0], copy_gbps, r, c->target, bad);
+  fflush(stdout);
+}
+
 int bench_cuda_run(const bench_cuda_opts *o) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -400,7 +481,7 @@ int bench_cuda_run(const bench_cuda_opts *o) {
   size_t dmax = 0, smax = 0;
   for (int i = 0; i < ncases; i++) {
     size_t d = span_bytes(&cases[i].dst, cases[i].bits),
-           s = span_bytes(&cases[i].src, cases[i].bits);
+           s = span_bytes(&cases[i].src, gpu_case_src_bits(&cases[i]));
     dmax = d > dmax ? d : dmax;
     smax = s > smax ? s : smax;
   }
@@ -441,11 +522,16 @@ int bench_cuda_run(const bench_cuda_opts *o) {
   bench_bufs b = {dd, ds, hd, hs, dmax};
   for (int i = 0; i < ncases; i++) {
     if (o->only && !strstr(cases[i].name, o->only)) continue;
-    run_copy_case(&cases[i], o, stream, &b, csv, &below, &wrong);
+    if (cases[i].convert && o->compare) continue;
+    if (cases[i].convert)
+      run_convert_case(&cases[i], o, stream, &b, csv, &below, &wrong);
+    else
+      run_copy_case(&cases[i], o, stream, &b, csv, &below, &wrong);
     ran++;
   }
   if (o->compare)
-    printf("bench_cuda: gathers and scatters left out (no candidate for their kernels)\n");
+    printf("bench_cuda: conversions, gathers and scatters left out (no candidate for their "
+           "kernels)\n");
   else
     ran += run_index_cases(o, stream, csv, &below, &wrong);
   if (csv) fclose(csv);

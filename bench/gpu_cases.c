@@ -1,5 +1,5 @@
-/* gpu_cases.c: the copy, gather and scatter cases of ndx-bench-cuda
- * (gpu_cases.h). */
+/* gpu_cases.c: the copy, conversion, gather and scatter cases of
+ * ndx-bench-cuda (gpu_cases.h). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -26,8 +26,23 @@ static gpu_case *add(const char *name, const char *group, double target, int bit
     exit(1);
   }
   gpu_case *c = &cases[ncases++];
-  c->name = name, c->group = group, c->target = target, c->bits = bits;
+  *c = (gpu_case){.name = name, .group = group, .target = target, .bits = bits};
   return c;
+}
+
+/* A conversion from type st to dt of a source of `shape` (rank 1 or 2),
+ * seen as it is, transposed or flipped along its inner axis (`view`: 0,
+ * 't' or 'f'), into the contiguous tensor of the view's shape: a case of
+ * ndx-bench --cl's conversions (bench/bench_cl_convert.c). */
+static void add_convert(const char *name, ndx_dtype st, ndx_dtype dt, int rank,
+                        const int64_t *shape, char view) {
+  gpu_case *c = add(name, "convert", 0, ndx_dtype_bits(dt));
+  c->convert = true, c->src_t = st, c->dst_t = dt;
+  ndx_layout base = contig(rank, shape);
+  c->src = base;
+  if (view == 't' && ndx_transpose(&c->src, &base, 0, 1) != NDX_OK) die("ndx_transpose");
+  if (view == 'f' && ndx_flip(&c->src, &base, rank - 1) != NDX_OK) die("ndx_flip");
+  c->dst = contig(rank, c->src.shape);
 }
 
 /* dst contiguous `shape`; src the C-order tensor of the permuted shape, seen
@@ -141,6 +156,16 @@ int gpu_cases(gpu_case *out, int max) {
   add_transpose("transpose 16-bit 4096x8192", "transpose 8/16-bit", 0.80, 16, 4096, 8192);
   add_transpose("transpose 8-bit 8000x8000", "transpose 8/16-bit", 0.80, 8, 8000, 8000);
   add_transpose("transpose 16-bit 5000x6000", "transpose 8/16-bit", 0.80, 16, 5000, 6000);
+  {
+    int64_t sq[2] = {4096, 4096};
+    add_convert("convert f32 -> bf16 contiguous", NDX_F32, NDX_BF16, 1, &M, 0);
+    add_convert("convert f32 -> f16 transpose 4096x4096", NDX_F32, NDX_F16, 2, sq, 't');
+    add_convert("convert bf16 -> f32 flip 4096x4096", NDX_BF16, NDX_F32, 2, sq, 'f');
+    add_convert("convert f32 -> f8e4m3fn contiguous", NDX_F32, NDX_F8E4M3FN, 1, &M, 0);
+    add_convert("convert f4e2m1fn -> f16 4096x4096", NDX_F4E2M1FN, NDX_F16, 2, sq, 0);
+    add_convert("convert f4e2m1fn -> f16 transpose 4096x4096", NDX_F4E2M1FN, NDX_F16, 2, sq, 't');
+    add_convert("convert i8 -> f32 contiguous", NDX_I8, NDX_F32, 1, &M, 0);
+  }
   return ncases;
 }
 

@@ -1,21 +1,32 @@
-/* gpu_cases.h: the copy, gather and scatter cases of ndx-bench-cuda,
- * shared with the GPU memory model (ndx-bench --gpu-model), so that both
- * run the same lists: the copy speed cases (contiguous, slices, a narrow,
- * broadcasts, flips, 2-d fp32 transposes, permutations of rank 3 to 8,
- * transposes of 1 to 16 bits), up to 64 MiB per tensor; and the index
- * cases (embedding lookups, take_along_axis, KV-cache row scatters). */
+/* gpu_cases.h: the copy, conversion, gather and scatter cases of
+ * ndx-bench-cuda, shared with the GPU memory model (ndx-bench
+ * --gpu-model), so that both run the same lists: the copy speed cases
+ * (contiguous, slices, a narrow, broadcasts, flips, 2-d fp32 transposes,
+ * permutations of rank 3 to 8, transposes of 1 to 16 bits), up to 64 MiB
+ * per tensor; the conversion cases of ndx-bench --cl
+ * (bench/bench_cl_convert.c: the same names, layouts and types); and the
+ * index cases (embedding lookups, take_along_axis, KV-cache row
+ * scatters). */
 #ifndef NDX_BENCH_GPU_CASES_H
 #define NDX_BENCH_GPU_CASES_H
 
 #include "ndx/ndx.h"
+#include "ndx/ndx_dtype.h"
 #include "ndx/ndx_index.h"
 
 typedef struct gpu_case {
   const char *name, *group;
   double target; /* the ratio to the device's copy to reach (0: none) */
-  int bits;
+  int bits;      /* a copy's element bits; a conversion's destination's */
+  bool convert;  /* a conversion (ndx_cuda_convert) from src_t to dst_t, else a copy */
+  ndx_dtype src_t, dst_t;
   ndx_layout dst, src;
 } gpu_case;
+
+/* The bits of case c's source elements. */
+static inline int gpu_case_src_bits(const gpu_case *c) {
+  return c->convert ? ndx_dtype_bits(c->src_t) : c->bits;
+}
 
 /* Fills out[0 ..] with the cases, at most `max` (more exits with a
  * message); returns how many. */

@@ -27,6 +27,13 @@
  * on data, so barriers need no order here and each work-item runs its whole
  * body in turn.
  *
+ * Each conversion case of ndx-bench-cuda is planned as ndx_cuda_convert
+ * and ndx_cl_convert's gpu shape plan it (ndx_convert_plan_make, then
+ * ndx_launch_convert) and its sampled work-groups run through the bodies
+ * of kernels/ndx_convert_items.h (a unit an element, or a byte of a 4-bit
+ * destination), each work-item looping over its units as the kernels do.
+ * Sector use and bounds as above, each side at its own element width.
+ *
  * Each gather and scatter case of ndx-bench-cuda is planned as ndx_cl's gpu
  * shape plans it (ndx_index_plan_make, then ndx_index_launch_check and
  * ndx_index_launch_copy), with the index values ndx-bench-cuda draws, and
@@ -51,7 +58,10 @@
 
 /* ---- The bodies, built for the host ------------------------------------------- */
 
-static int64_t model_lid, model_gid, model_local, model_groups;
+/* The work-item's place in the launch; model_turn, the turn of its loop
+ * over units in bodies whose caller loops (the conversions'), which traces
+ * its steps within a unit. */
+static int64_t model_lid, model_gid, model_local, model_groups, model_turn;
 static void model_trace(int site, int64_t step, const void *addr, int bytes);
 
 #define NDX_LOCAL
@@ -75,6 +85,12 @@ static void model_trace(int site, int64_t step, const void *addr, int bytes);
 #undef NDX_WIDE
 #define NDX_WIDE 1
 #include "ndx_index_gpu.h"
+#undef NDX_WIDE
+#define NDX_WIDE 0
+#include "ndx_convert_items.h"
+#undef NDX_WIDE
+#define NDX_WIDE 1
+#include "ndx_convert_items.h"
 
 /* ---- Requests ---------------------------------------------------------------------- */
 
@@ -180,7 +196,7 @@ static void model_trace(int site, int64_t step, const void *addr, int bytes) {
     a = ((int64_t)(k + 1) << 48) + (p - rec.base[k]);
   }
   rec.r = grow(rec.r, &rec.cap, rec.n, sizeof *rec.r);
-  rec.r[rec.n++] = (record){step, a, site, (int32_t)model_lid, bytes};
+  rec.r[rec.n++] = (record){model_turn * 1024 + step, a, site, (int32_t)model_lid, bytes};
 }
 
 static int cmp_record(const void *x, const void *y) {
@@ -369,9 +385,87 @@ static size_t span_bytes(const ndx_layout *l, int bits) {
   return (size_t)((hi * bits + 7) / 8);
 }
 
+/* ---- Conversion cases ---------------------------------------------------------------- */
+
+/* Runs work-group `gid` of a conversion launch of `groups` (family f of
+ * ndx_launch_convert, pack form `wide`), each work-item taking every
+ * launch-size-th unit as ndx_convert.cl's gpu shape and ndx_convert.cu do. */
+static void run_convert_group(const ndx_launch *d, int f, int wide, uint8_t *dst,
+                              const uint8_t *src, int st, int dt, int64_t gid, int64_t groups) {
+  ndx_gpu_guard g = {0};
+  const ndx_pack_head *p = ndx_launch_pack(d);
+  model_gid = gid, model_groups = groups, model_local = LOCAL;
+  for (model_lid = 0; model_lid < LOCAL; model_lid++) {
+    model_turn = 0;
+    for (int64_t u = gid * LOCAL + model_lid; u < d->units; u += groups * LOCAL, model_turn++) {
+      if (f == NDX_CONVERT_BYTES)
+        wide ? ndx_convert_byte_w64(p, dst, src, d->first + u, st, dt, &g)
+             : ndx_convert_byte_w32(p, dst, src, d->first + u, st, dt, &g);
+      else
+        wide ? ndx_convert_element_w64(p, dst, src, u, st, dt, &g)
+             : ndx_convert_element_w32(p, dst, src, u, st, dt, &g);
+    }
+  }
+  model_turn = 0;
+}
+
+/* Models conversion case c (gpu_model_case): planned as ndx_cuda_convert
+ * and ndx_cl_convert's gpu shape plan it (ndx_convert_plan_make, then
+ * ndx_launch_convert), the bodies of ndx_convert_items.h; bounds at each
+ * side's own element width. */
+static void convert_case(const gpu_case *c, gpu_model_result *res) {
+  int sb = gpu_case_src_bits(c), db = c->bits;
+  ndx_copy_plan p;
+  if (ndx_convert_plan_make(&p, "gpu model", &c->dst, &c->src, db, 0) != NDX_OK) {
+    fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
+    exit(1);
+  }
+  res->path = "empty";
+  if (p.path == NDX_PATH_EMPTY) return;
+  uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
+  ndx_launch *d = (ndx_launch *)buf;
+  int64_t groups;
+  const ndx_convert_sizes z = {.local = LOCAL, .max_groups = MAX_GROUPS};
+  ndx_convert_family f = ndx_launch_convert(&p, &z, d, &groups);
+  res->path = f == NDX_CONVERT_BYTES ? "cv-bytes" : "cv-elems";
+  if (ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d) != NDX_OK) {
+    fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
+    exit(1);
+  }
+  rec.size[0] = span_bytes(&c->dst, db), rec.size[1] = span_bytes(&c->src, sb);
+  uint8_t *dst = zeroed(rec.size[0]), *src = zeroed(rec.size[1]);
+  if (!dst || !src) {
+    fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
+    exit(1);
+  }
+  rec.base[0] = dst, rec.base[1] = src, rec.tile = NULL;
+  rec.base[2] = rec.base[3] = NULL;
+  tally t;
+  memset(&t, 0, sizeof t);
+  int64_t picks[3 * SAMPLE], npick = sample_groups(groups, picks);
+  for (int64_t i = 0; i < npick; i++) {
+    run_convert_group(d, f, p.wide, dst, src, (int)c->src_t, (int)c->dst_t, picks[i], groups);
+    tally_group(&t);
+  }
+  free(dst), free(src);
+  res->load_use = t.load.sectors ? (double)t.load.bytes / (t.load.sectors * GPU_MODEL_SECTOR) : 1;
+  res->store_use =
+      t.store.sectors ? (double)t.store.bytes / (t.store.sectors * GPU_MODEL_SECTOR) : 1;
+  res->load_bound = layout_bound(&p.q, 1, sb), res->store_bound = layout_bound(&p.q, 0, db);
+  int64_t resident = SM_THREADS / LOCAL < SM_BLOCKS ? SM_THREADS / LOCAL : SM_BLOCKS;
+  if (ndx_ceil_div(groups, SMS) < resident) resident = ndx_ceil_div(groups, SMS);
+  res->in_flight = t.runs ? (double)resident * LOCAL * ((double)t.run_bytes / (double)t.runs) : 0;
+  res->below = res->load_use < 0.9 * res->load_bound || res->store_use < 0.9 * res->store_bound;
+  res->conflicts = false;
+}
+
 void gpu_model_case(const gpu_case *c, gpu_model_result *res) {
   memset(res, 0, sizeof *res);
   res->load_use = res->load_bound = res->store_use = res->store_bound = 1;
+  if (c->convert) {
+    convert_case(c, res);
+    return;
+  }
   ndx_copy_plan p;
   if (ndx_copy_plan_make(&p, "gpu model", &c->dst, &c->src, c->bits, &ndx_gpu_caps, 0) != NDX_OK) {
     fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
@@ -589,7 +683,8 @@ int gpu_model_run(const char *only, FILE *csv) {
   if (csv)
     fprintf(csv, "case,path,load_use,load_bound,store_use,store_bound,wavefronts,ideal_wavefronts,"
                  "kib_in_flight_per_sm,below_bound,bank_conflicts\n");
-  printf("ndx-bench gpu model: the gpu-shaped kernels (kernels/ndx_copy_gpu.h, ndx_index_gpu.h) "
+  printf("ndx-bench gpu model: the gpu-shaped kernels (kernels/ndx_copy_gpu.h, ndx_index_gpu.h, "
+         "ndx_convert_items.h) "
          "on an H100's memory system, %d-thread work-groups, %d sampled a case (a pass)\n",
          LOCAL, 3 * SAMPLE);
   printf("%-52s %-9s %-10s  %-10s  %5s  %6s\n", "case", "path", "load use", "store use", "smem",

@@ -52,8 +52,9 @@ typedef struct gpu_model_result {
   bool below, conflicts;  /* a use under 0.9 of its bound; waves > ideal */
 } gpu_model_result;
 
-/* Models one copy case (gpu_cases.h): plans it for the gpu shape, runs
- * its sampled work-groups and fills *r. */
+/* Models one copy or conversion case (gpu_cases.h): plans it for the gpu
+ * shape, runs its sampled work-groups and fills *r (a conversion's path:
+ * cv-elems or cv-bytes, ndx_launch_convert's family). */
 void gpu_model_case(const gpu_case *c, gpu_model_result *r);
 
 /* Models one gather or scatter case (gpu_cases.h): plans it for the gpu
@@ -62,10 +63,11 @@ void gpu_model_case(const gpu_case *c, gpu_model_result *r);
  * index values). */
 void gpu_model_index_case(const gpu_index_case *c, gpu_model_result *r);
 
-/* ndx-bench --gpu-model: every copy, gather and scatter case of
- * ndx-bench-cuda (bench/gpu_cases.h) planned for the gpu-shaped kernels
+/* ndx-bench --gpu-model: every copy, conversion, gather and scatter case
+ * of ndx-bench-cuda (bench/gpu_cases.h) planned for the gpu-shaped kernels
  * (src/host/launch.h, src/host/index_plan.h) and run on the host through
- * their bodies (kernels/ndx_copy_gpu.h, ndx_index_gpu.h) in sampled
+ * their bodies (kernels/ndx_copy_gpu.h, ndx_convert_items.h,
+ * ndx_index_gpu.h) in sampled
  * work-groups, each access recorded. Cases whose name contains `only`
  * (NULL: all). Prints one line per case and, last,
  * "gpu model: N cases, K below bound, C with bank conflicts", and writes a

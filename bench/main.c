@@ -39,8 +39,8 @@ static void usage(FILE *f) {
   fprintf(f, "\n  --quick  3 short repetitions: a smoke run, not a measurement\n"
              "  --reps N timed repetitions (median reported; default 15)\n"
              "  --out DIR where sections write their files (CSV, PNG; default .)\n"
-             "  --cases TEXT  --cl, --gpu-model: only the copy, gather and scatter cases\n"
-             "           whose name contains TEXT (no per-call costs)\n");
+             "  --cases TEXT  --cl, --gpu-model: only the copy, conversion, gather and\n"
+             "           scatter cases whose name contains TEXT (no per-call costs)\n");
 }
 
 int main(int argc, char **argv) {

@@ -16,7 +16,10 @@
  *            bits no element of the copy holds kept (both shapes).
  * The types are the caller's compile-time constants, so that the loads,
  * stores and the conversion fold to the one pair a program holds. Every
- * access is checked first in the bounds-check build (ndx_gpu_in). */
+ * access is checked first in the bounds-check build (ndx_gpu_in), and
+ * reported to the GPU memory model (NDX_GPU_TRACE, ndx_copy_gpu.h) at the
+ * copy's sites of the same unit, gather's and bytes', its step the
+ * element within the unit (the model gives the unit's turn). */
 #include "ndx/ndx_device.h"
 #include "ndx_convert.h"
 #include "ndx_copy_gpu.h"
@@ -100,8 +103,11 @@ NDX_FN void ndx_convert_element_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOB
   int sb = ndx_cv_bits(st), db = ndx_cv_bits(dt);
   ndx_i64 pd = (ndx_i64)ndx_position_wN(p, 0, (NDX_WORD)i);
   ndx_i64 ps = (ndx_i64)ndx_position_wN(p, 1, (NDX_WORD)i);
-  if (ndx_gpu_in(g, 0, pd, 1, db) && ndx_gpu_in(g, 1, ps, 1, sb))
+  if (ndx_gpu_in(g, 0, pd, 1, db) && ndx_gpu_in(g, 1, ps, 1, sb)) {
+    NDX_GPU_TRACE(NDX_TRACE_GATHER, 0, src + ndx_byte_of(ps, sb), sb < 8 ? 1 : sb / 8);
+    NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, 0, dst + pd * (db / 8), db / 8);
     ndx_convert_store(dst, pd, db, ndx_convert_bits(ndx_convert_load(src, ps, sb), st, dt));
+  }
 }
 
 /* Byte: destination byte b of a 4-bit destination type dt, from source
@@ -118,10 +124,14 @@ NDX_FN void ndx_convert_byte_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL 
     ndx_i64 ps = (ndx_i64)ndx_position_wN(p, 1, (NDX_WORD)i);
     if (!ndx_gpu_in(g, 0, pd, 1, 4) || !ndx_gpu_in(g, 1, ps, 1, sb)) return;
     int sh = ndx_shift_of(pd, 4);
+    NDX_GPU_TRACE(NDX_TRACE_BYTES, i - i0, src + ndx_byte_of(ps, sb), sb < 8 ? 1 : sb / 8);
     value |= (ndx_u32)ndx_convert_bits(ndx_convert_load(src, ps, sb), st, dt) << sh;
     mask |= ndx_gpu_field(4, sh);
   }
-  if (mask) ndx_gpu_put_byte(dst, b, value, mask);
+  if (!mask) return;
+  if (mask != 0xffu) NDX_GPU_TRACE(NDX_TRACE_BYTES_KEEP, 0, dst + b, 1);
+  NDX_GPU_TRACE(NDX_TRACE_BYTES | NDX_TRACE_STORE, 0, dst + b, 1);
+  ndx_gpu_put_byte(dst, b, value, mask);
 }
 
 #endif /* one index form */

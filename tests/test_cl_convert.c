@@ -126,6 +126,12 @@ Test(cl_convert, flips_broadcasts_transposes_and_odd_starts) {
     ndx_layout d = contiguous(2, (int64_t[]){37, 29}, 1);
     ndx_layout s = make(2, (int64_t[]){37, 29}, (int64_t[]){1, 37}, 3);
     check_convert(&d, dt, &s, st, seed);
+    /* a source transposed past a batch axis, destination rows starting on
+     * bytes: a 4-bit destination's bytes family must still see the
+     * destination's order */
+    d = contiguous(3, (int64_t[]){6, 5, 10}, 0);
+    s = make(3, (int64_t[]){6, 5, 10}, (int64_t[]){1, 70, 6}, 2);
+    check_convert(&d, dt, &s, st, seed + 6);
     /* a flip on both sides, a 4-bit element starting inside a byte */
     d = make(2, (int64_t[]){5, 33}, (int64_t[]){-34, -1}, 4 * 34 + 32 + 1);
     s = make(2, (int64_t[]){5, 33}, (int64_t[]){33, -1}, 32 + 3);

@@ -1,8 +1,8 @@
 /* test_gpu_model.c: the GPU memory model of ndx-bench --gpu-model
  * (bench/gpu_model.h): its request costs by Nsight Compute's definitions,
- * and the gpu-shaped copy, gather and scatter kernels' figures on the cases
- * that reach their bounds, so that a kernel change that makes one of them
- * uncoalesced or bank-conflicted fails here. */
+ * and the gpu-shaped copy, conversion, gather and scatter kernels' figures
+ * on the cases that reach their bounds, so that a kernel change that makes
+ * one of them uncoalesced or bank-conflicted fails here. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -90,6 +90,32 @@ Test(gpu_model, the_gpu_kernels_keep_their_bounds, .timeout = 300) {
       checked++;
     }
     cr_assert_gt(checked, 0, "no case is named %s...", within[w]);
+  }
+}
+
+/* The conversion cases whose bodies (kernels/ndx_convert_items.h, an
+ * element a work-item) reach their bounds: a contiguous pair and an inner
+ * flip, whose warps load and store adjacent elements. */
+Test(gpu_model, the_gpu_conversions_keep_their_bounds, .timeout = 300) {
+  static const char *const within[] = {
+      "convert f32 -> bf16 contiguous",
+      "convert bf16 -> f32 flip 4096x4096",
+  };
+  gpu_case cases[48];
+  int n = gpu_cases(cases, 48);
+  for (size_t w = 0; w < sizeof within / sizeof *within; w++) {
+    int checked = 0;
+    for (int i = 0; i < n; i++) {
+      if (strcmp(cases[i].name, within[w]) != 0) continue;
+      gpu_model_result r;
+      gpu_model_case(&cases[i], &r);
+      cr_assert_str_eq(r.path, "cv-elems", "%s", cases[i].name);
+      cr_assert(!r.below, "%s: loads %.2f of bound %.2f, stores %.2f of %.2f", cases[i].name,
+                r.load_use, r.load_bound, r.store_use, r.store_bound);
+      cr_assert_gt(r.in_flight, 0, "%s: nothing in flight", cases[i].name);
+      checked++;
+    }
+    cr_assert_eq(checked, 1, "no conversion case is named %s", within[w]);
   }
 }
 

@@ -214,6 +214,30 @@ static enum ndx_cl_kind kind_of(ndx_copy_path path) {
                                       : NDX_CL_GATHER;
 }
 
+ndx_status ndx_cl_launch_fits(const char *fn, const ndx_cl *cl, const ndx_copy_plan *p) {
+  size_t launch_size = sizeof(ndx_launch) + ndx_pack_size(&p->q, p->wide);
+  if (launch_size <= cl->max_constant) return NDX_OK;
+  return ndx_set_error(NDX_EUNSUPPORTED,
+                       "%s: the launch descriptor and packed layouts take %zu bytes, past the "
+                       "device's constant buffer size %llu",
+                       fn, launch_size, (unsigned long long)cl->max_constant);
+}
+
+ndx_status ndx_cl_plan_launch(const char *fn, ndx_cl_plan *plan, const ndx_copy_plan *p,
+                              const ndx_launch *d, int64_t items) {
+  uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
+  memcpy(buf, d, sizeof *d);
+  plan->items = (size_t)items;
+  plan->global = ndx_round_up((size_t)items, plan->local);
+  plan->chunk = d->chunk;
+  ndx_status s = ndx_copy_plan_pack(p, buf + sizeof *d / 8, sizeof buf - sizeof *d);
+  if (s != NDX_OK) return s;
+  cl_int e;
+  plan->launch = clCreateBuffer(plan->cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                sizeof(ndx_launch) + ndx_pack_size(&p->q, p->wide), buf, &e);
+  return e == CL_SUCCESS ? NDX_OK : ndx_cl_fail(fn, "clCreateBuffer", e);
+}
+
 /* ndx_cl_plan_create_flags for call `fn`. */
 static ndx_status plan_create(const char *fn, ndx_cl_plan **out, ndx_cl *cl,
                               const ndx_layout *dst_l, const ndx_layout *src_l, int bits,
@@ -233,12 +257,8 @@ static ndx_status plan_create(const char *fn, ndx_cl_plan **out, ndx_cl *cl,
                          cl->shape == NDX_CL_SHAPE_GPU ? &ndx_gpu_caps : &cl_cpu_caps, copy_flags);
   if (st != NDX_OK) return st;
   bool kernel = p.path != NDX_PATH_EMPTY && p.path != NDX_PATH_BUFFER;
-  size_t launch_size = sizeof(ndx_launch) + ndx_pack_size(&p.q, p.wide);
-  if (kernel && launch_size > cl->max_constant)
-    return ndx_set_error(NDX_EUNSUPPORTED,
-                         "%s: the launch descriptor and packed layouts take %zu bytes, past the "
-                         "device's constant buffer size %llu",
-                         fn, launch_size, (unsigned long long)cl->max_constant);
+  if (kernel) st = ndx_cl_launch_fits(fn, cl, &p);
+  if (st != NDX_OK) return st;
 
   ndx_cl_plan *plan = calloc(1, sizeof *plan);
   if (!plan) return ndx_set_error(NDX_ENOMEM, "%s: out of host memory", fn);
@@ -264,25 +284,16 @@ static ndx_status plan_create(const char *fn, ndx_cl_plan **out, ndx_cl *cl,
   }
   snprintf(plan->kernel_name, sizeof plan->kernel_name, "ndx_%s for %d-bit elements",
            ndx_copy_path_name(p.path), bits);
-  uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
-  ndx_launch *d = (ndx_launch *)buf;
-  memset(d, 0, sizeof *d);
+  ndx_launch d;
+  memset(&d, 0, sizeof d);
   int64_t items;
   if (cl->shape == NDX_CL_SHAPE_GPU) {
-    ndx_launch_gpu(&p, (int64_t)plan->local, NDX_CL_GPU_MAX_GROUPS, d, &items);
+    ndx_launch_gpu(&p, (int64_t)plan->local, NDX_CL_GPU_MAX_GROUPS, &d, &items);
     items *= (int64_t)plan->local;
   } else {
-    ndx_launch_cpu(&p, &cl_cpu_tuning, d, &items);
+    ndx_launch_cpu(&p, &cl_cpu_tuning, &d, &items);
   }
-  plan->items = (size_t)items;
-  plan->global = ndx_round_up((size_t)items, plan->local);
-  plan->chunk = d->chunk;
-  st = ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d);
-  cl_int e = CL_SUCCESS;
-  if (st == NDX_OK)
-    plan->launch =
-        clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, launch_size, buf, &e);
-  if (st == NDX_OK && e != CL_SUCCESS) st = ndx_cl_fail(fn, "clCreateBuffer", e);
+  st = ndx_cl_plan_launch(fn, plan, &p, &d, items);
   if (st != NDX_OK) {
     free(plan);
     return st;

@@ -8,11 +8,14 @@
  * types: ndx_convert element by element for destinations of 8 bits and up,
  * on the cpu shape ndx_convert_tile for what the planner makes a transpose,
  * ndx_convert_bytes a destination byte at a time for 4-bit destinations,
- * so that no two work-items write one byte. The geometry is the shape's:
- * the cpu shape gives each work-item NDX_CL_CONVERT_ELEMS elements (half as
- * many destination bytes, or one tile of NDX_CL_CONVERT_TILE_SIDE a side),
- * the gpu shape one unit at a time over the launch (cl_tuning.h). Enqueueing is the copy's
- * (ndx_cl_plan_enqueue_as): the same buffer checks, bounds-check reports and events. */
+ * so that no two work-items write one byte. The family and the geometry
+ * are the shared planner's (ndx_launch_convert, host/launch.h), from the
+ * shape's sizes: the cpu shape gives each work-item NDX_CL_CONVERT_ELEMS
+ * elements (half as many destination bytes, or one tile of
+ * NDX_CL_CONVERT_TILE_SIDE a side), the gpu shape one unit at a time over
+ * the launch (cl_tuning.h). Enqueueing is the copy's
+ * (ndx_cl_plan_enqueue_as): the same buffer checks, bounds-check reports
+ * and events. */
 #include <stdio.h>
 #include <string.h>
 
@@ -21,8 +24,11 @@
 #include "host/launch.h"
 #include "host/ndx_internal.h"
 #include "ndx/ndx_dtype.h"
-#include "ndx_copy_geometry.h"
-#include "ndx_launch.h"
+
+/* The cpu shape's conversion sizes (cl_tuning.h); the gpu shape's are
+ * its kernel's work-group size and NDX_CL_GPU_MAX_GROUPS. */
+static const ndx_convert_sizes cl_cpu_convert = {.elems = NDX_CL_CONVERT_ELEMS,
+                                                 .tile_side = NDX_CL_CONVERT_TILE_SIDE};
 
 _Static_assert(NDX_CL_CONVERT_TILE_SIDE * NDX_CL_CONVERT_TILE_SIDE <= NDX_CONVERT_TILE_ELEMS,
                "a conversion tile fits the kernel's buffer");
@@ -36,7 +42,7 @@ static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst
   memset(plan, 0, sizeof *plan);
   plan->cl = cl;
   ndx_copy_plan p;
-  ndx_status s = ndx_copy_plan_make(&p, fn, dst_l, src_l, db, &ndx_gpu_caps, 0);
+  ndx_status s = ndx_convert_plan_make(&p, fn, dst_l, src_l, db, 0);
   if (s != NDX_OK) return s;
   plan->dst_lo = p.dst_lo, plan->dst_end = p.dst_end;
   if (p.q.numel == 0) {
@@ -46,67 +52,23 @@ static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst
   int64_t lo, hi;
   ndx_operands_span(&p.q, 1, &lo, &hi);
   plan->src_lo = lo * sb / 8, plan->src_end = (hi * sb + 7) / 8;
-  size_t launch_size = sizeof(ndx_launch) + ndx_pack_size(&p.q, p.wide);
-  if (launch_size > cl->max_constant)
-    return ndx_set_error(NDX_EUNSUPPORTED,
-                         "%s: the launch descriptor and packed layouts take %zu bytes, past the "
-                         "device's constant buffer size %llu",
-                         fn, launch_size, (unsigned long long)cl->max_constant);
-  int kind = db < 8                                                          ? NDX_CL_CONVERT_BYTES
-             : p.path == NDX_PATH_TRANSPOSE && cl->shape == NDX_CL_SHAPE_CPU ? NDX_CL_CONVERT_TILE
-                                                                             : NDX_CL_CONVERT;
+  s = ndx_cl_launch_fits(fn, cl, &p);
+  if (s != NDX_OK) return s;
+  ndx_convert_sizes z = cl_cpu_convert;
+  if (cl->shape == NDX_CL_SHAPE_GPU)
+    z = (ndx_convert_sizes){.local = NDX_CL_GPU_LOCAL_SIZE, .max_groups = NDX_CL_GPU_MAX_GROUPS};
+  int family = ndx_convert_family_of(&p, &z);
   plan->path = NDX_PATH_GATHER;
   plan->wide = p.wide;
-  s = ndx_cl_convert_kernel(cl, fn, p.wide, kind, (int)st, (int)dt, &plan->kernel, &plan->local);
+  s = ndx_cl_convert_kernel(cl, fn, p.wide, family, (int)st, (int)dt, &plan->kernel, &plan->local);
   if (s != NDX_OK) return s;
   snprintf(plan->kernel_name, sizeof plan->kernel_name, "ndx_%s from %s to %s",
-           ndx_cl_convert_family(kind), ndx_dtype_name(st), ndx_dtype_name(dt));
-
-  uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
-  ndx_launch *d = (ndx_launch *)buf;
-  memset(d, 0, sizeof *d);
-  const ndx_operands *q = &p.q;
-  int64_t items;
-  switch (kind) {
-  case NDX_CL_CONVERT_TILE: { /* one tile a work-item */
-    int64_t dk = q->shape[q->rank - 2], dj = q->shape[q->rank - 1];
-    d->tile_k = d->tile_j = NDX_CL_CONVERT_TILE_SIDE;
-    d->tiles_j = ndx_ceil_div(dj, d->tile_j);
-    d->row_units = ndx_ceil_div(dk, d->tile_k) * d->tiles_j;
-    d->units = q->numel / (dk * dj) * d->row_units;
-    d->chunk = 1;
-    items = d->units;
-    break;
-  }
-  case NDX_CL_CONVERT_BYTES: {
-    int64_t end;
-    ndx_operands_span(q, 0, &lo, &hi);
-    ndx_bytes_span(lo, hi, db, &d->first, &end);
-    d->units = end - d->first;
-    d->chunk = NDX_CL_CONVERT_ELEMS / 2;
-    items = ndx_ceil_div(d->units, d->chunk);
-    break;
-  }
-  default:
-    d->units = q->numel;
-    d->chunk = NDX_CL_CONVERT_ELEMS;
-    items = ndx_ceil_div(d->units, d->chunk);
-  }
-  if (cl->shape == NDX_CL_SHAPE_GPU) { /* every launch-size-th unit */
-    int64_t groups = ndx_ceil_div(d->units, (int64_t)plan->local);
-    items =
-        (groups < NDX_CL_GPU_MAX_GROUPS ? groups : NDX_CL_GPU_MAX_GROUPS) * (int64_t)plan->local;
-  }
-  plan->items = (size_t)items;
-  plan->global = ndx_round_up((size_t)items, plan->local);
-  plan->chunk = d->chunk;
-  s = ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d);
-  cl_int e = CL_SUCCESS;
-  if (s == NDX_OK)
-    plan->launch =
-        clCreateBuffer(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, launch_size, buf, &e);
-  if (s == NDX_OK && e != CL_SUCCESS) s = ndx_cl_fail(fn, "clCreateBuffer", e);
-  return s;
+           ndx_cl_convert_family(family), ndx_dtype_name(st), ndx_dtype_name(dt));
+  if (cl->shape == NDX_CL_SHAPE_GPU) z.local = (int64_t)plan->local; /* the kernel's, maybe less */
+  ndx_launch d;
+  int64_t work;
+  ndx_launch_convert(&p, &z, &d, &work);
+  return ndx_cl_plan_launch(fn, plan, &p, &d, z.local ? work * z.local : work);
 }
 
 ndx_status ndx_cl_convert(ndx_cl *cl, cl_command_queue queue, cl_mem dst, const ndx_layout *dst_l,

@@ -68,7 +68,7 @@ typedef struct ndx_cl_group {
   pthread_mutex_t build;                                 /* one build at a time; `program` */
   cl_program program[2][2][NDX_CL_KINDS][NDX_CL_WIDTHS]; /* [shape][wide][kind][log2 bits] */
   /* [shape][wide][family][source type][destination type] */
-  cl_program convert[2][2][NDX_CL_CONVERT_KINDS][NDX_CL_DTYPES][NDX_CL_DTYPES];
+  cl_program convert[2][2][NDX_CONVERT_FAMILIES][NDX_CL_DTYPES][NDX_CL_DTYPES];
 } ndx_cl_group;
 
 static pthread_mutex_t groups_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -240,9 +240,9 @@ ndx_status ndx_cl_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int bit
 }
 
 const char *ndx_cl_convert_family(int kind) {
-  static const char *const names[NDX_CL_CONVERT_KINDS] = {[NDX_CL_CONVERT] = "convert",
-                                                          [NDX_CL_CONVERT_TILE] = "convert_tile",
-                                                          [NDX_CL_CONVERT_BYTES] = "convert_bytes"};
+  static const char *const names[NDX_CONVERT_FAMILIES] = {[NDX_CONVERT_ELEMENTS] = "convert",
+                                                          [NDX_CONVERT_TILE] = "convert_tile",
+                                                          [NDX_CONVERT_BYTES] = "convert_bytes"};
   return names[kind];
 }
 

@@ -9,6 +9,7 @@
 #include "cl_internal.h"
 #include "host/copy_plan.h"
 #include "host/index_plan.h"
+#include "host/launch.h"
 
 #ifndef NDX_BOUNDS_CHECK
 #define NDX_BOUNDS_CHECK 0
@@ -28,13 +29,9 @@ enum ndx_cl_kind {
 };
 #define NDX_CL_WIDTHS 8 /* log2 of 1 .. 128 */
 
-/* The conversion kernels (kernels/ndx_convert.cl), one per pair of types. */
-enum ndx_cl_convert_kind {
-  NDX_CL_CONVERT,       /* ndx_convert: destinations of 8 bits and up */
-  NDX_CL_CONVERT_TILE,  /* ndx_convert_tile: the cpu shape's transposes, 8 bits and up */
-  NDX_CL_CONVERT_BYTES, /* ndx_convert_bytes: 4-bit destinations */
-  NDX_CL_CONVERT_KINDS
-};
+/* The conversion kernels (kernels/ndx_convert.cl), one per pair of types,
+ * by family (ndx_convert_family, host/launch.h): ndx_convert,
+ * ndx_convert_tile, ndx_convert_bytes. */
 #define NDX_CL_DTYPES 18 /* ndx_dtype's values */
 
 /* A status buffer on its way back to the host: a kernel's bounds-check
@@ -64,8 +61,8 @@ struct ndx_cl {
   cl_kernel kernel[2][NDX_CL_KINDS][NDX_CL_WIDTHS]; /* NULL until first needed */
   size_t local[2][NDX_CL_KINDS][NDX_CL_WIDTHS];
   /* [wide][family][source type][destination type], NULL until first needed */
-  cl_kernel convert[2][NDX_CL_CONVERT_KINDS][NDX_CL_DTYPES][NDX_CL_DTYPES];
-  size_t convert_local[2][NDX_CL_CONVERT_KINDS][NDX_CL_DTYPES][NDX_CL_DTYPES];
+  cl_kernel convert[2][NDX_CONVERT_FAMILIES][NDX_CL_DTYPES][NDX_CL_DTYPES];
+  size_t convert_local[2][NDX_CONVERT_FAMILIES][NDX_CL_DTYPES][NDX_CL_DTYPES];
   cl_ulong max_constant;
   cl_ulong stream_bytes; /* a gather writing this many bytes streams them (cl_tuning.h) */
   pthread_mutex_t lock;  /* `kernel`, kernel arguments and enqueues; the report lists */
@@ -127,7 +124,7 @@ ndx_status ndx_cl_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int bit
 /* The name of conversion family `kind` (its kernel is ndx_<name>). */
 const char *ndx_cl_convert_family(int kind);
 
-/* The conversion kernel of family `kind` (enum ndx_cl_convert_kind) from
+/* The conversion kernel of family `kind` (ndx_convert_family) from
  * type src_t to dst_t in form `wide`, built on first use as ndx_cl_kernel
  * builds a copy kernel. */
 ndx_status ndx_cl_convert_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int src_t,
@@ -136,6 +133,17 @@ ndx_status ndx_cl_convert_kernel(ndx_cl *cl, const char *fn, int wide, int kind,
 void ndx_cl_release_kernels(ndx_cl *cl);
 
 /* NDX_EINVAL unless `queue` is of cl's context and device. */
+/* NDX_EUNSUPPORTED (naming `fn`) when the launch descriptor and pack of
+ * copy plan p do not fit cl's constant buffer. */
+ndx_status ndx_cl_launch_fits(const char *fn, const ndx_cl *cl, const ndx_copy_plan *p);
+
+/* The end of a kernel plan's making: plan->items = items work-items, its
+ * global size and chunk, and plan->launch, a buffer of descriptor d with
+ * p's pack after it (which ndx_cl_launch_fits has found to fit); errors
+ * name `fn`. */
+ndx_status ndx_cl_plan_launch(const char *fn, ndx_cl_plan *plan, const ndx_copy_plan *p,
+                              const ndx_launch *d, int64_t items);
+
 /* ndx_cl_plan_enqueue and ndx_cl_copy for call `fn`, the one their
  * messages name. */
 ndx_status ndx_cl_plan_enqueue_as(const char *fn, const ndx_cl_plan *plan, cl_command_queue queue,

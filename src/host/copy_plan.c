@@ -172,7 +172,7 @@ static void choose(ndx_copy_plan *p, const ndx_copy_caps *caps, unsigned flags) 
     p->strided_rows = true; /* gather */
     return;
   }
-  int k = q->rank >= 2 && sd == 1 ? transpose_axis(q) : -1;
+  int k = q->rank >= 2 && sd == 1 && !(flags & NDX_COPY_DST_ORDER) ? transpose_axis(q) : -1;
   if (k < 0) return;
   ndx_operands t = *q;
   to_tile_order(&t, k);

@@ -55,7 +55,11 @@ enum {
   /* transposes by elements, never by words: the parts of a word transpose
    * that words cannot run (CUDA's edge strips, and the whole copy for
    * pointers off a word; src/device/cuda_plan.c) */
-  NDX_COPY_NO_WORDS = 2u
+  NDX_COPY_NO_WORDS = 2u,
+  /* no transpose path: the pair stays in the destination's order, whose
+   * positions increase with the C-order index (ndx_count_below), as a
+   * conversion into 4-bit elements needs (ndx_convert_plan_make) */
+  NDX_COPY_DST_ORDER = 4u
 };
 
 typedef struct ndx_copy_plan {

@@ -43,4 +43,47 @@ typedef struct ndx_cpu_tuning {
  * the transpose kernel finds in the pack (ndx_tile_groups). Cannot fail. */
 void ndx_launch_cpu(const ndx_copy_plan *p, const ndx_cpu_tuning *t, ndx_launch *d, int64_t *items);
 
+/* The conversion kernels' families (kernels/ndx_convert.cl, ndx_convert.cu),
+ * each a unit of work of kernels/ndx_convert_items.h or ndx_convert_cpu.h. */
+typedef enum ndx_convert_family {
+  NDX_CONVERT_ELEMENTS, /* destinations of 8 bits and up, element by element */
+  NDX_CONVERT_TILE,     /* the cpu shape's transposes, 8 bits and up, a tile at a time */
+  NDX_CONVERT_BYTES,    /* 4-bit destinations, a destination byte at a time */
+  NDX_CONVERT_FAMILIES
+} ndx_convert_family;
+
+/* A runtime's work sizes for conversions: the gpu shape's where `local` is
+ * not 0, else the cpu shape's. */
+typedef struct ndx_convert_sizes {
+  int64_t local;      /* gpu shape: work-items a work-group */
+  int64_t max_groups; /* gpu shape: the most work-groups (the work-items then loop) */
+  int64_t elems;      /* cpu shape: elements a work-item converts (4-bit destinations: half as
+                         many destination bytes) */
+  int64_t tile_side;  /* cpu shape: the side of a transpose's tile, elements */
+} ndx_convert_sizes;
+
+/* Plans a conversion from `src` to `dst` of `dst_bits`-bit destination
+ * elements as a copy of that width with ndx_gpu_caps and `flags`
+ * (ndx_copy_plan_make, whose checks and messages it has): a 4-bit
+ * destination's pair stays in its order (NDX_COPY_DST_ORDER), since the
+ * bytes family finds a byte's elements by ndx_count_below. */
+ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_layout *dst,
+                                 const ndx_layout *src, int dst_bits, unsigned flags);
+
+/* The family that runs conversion plan `p` (ndx_convert_plan_make) on
+ * the shape of `z`: bytes below 8 bits; on the cpu shape, tiles for what
+ * the planner makes a transpose; else elements. */
+ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, const ndx_convert_sizes *z);
+
+/* Fills `d` for conversion plan `p` (ndx_convert_plan_make, at least one
+ * element: every path but empty, the buffer path too, takes a kernel) on
+ * the shape of `z` and returns the family that runs it
+ * (ndx_convert_family_of): `units` (elements, tiles, or destination bytes
+ * from `first`), and on the cpu shape `chunk`, the units of a work-item (a
+ * tile's `tile_k`, `tile_j`, `tiles_j` and `row_units` for tiles). *work is
+ * the work-groups to launch on the gpu shape, one work-item a unit up to
+ * z->max_groups, else the work-items. Cannot fail. */
+ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, const ndx_convert_sizes *z,
+                                      ndx_launch *d, int64_t *work);
+
 #endif /* NDX_LAUNCH_PLAN_H */

@@ -1,0 +1,382 @@
+/* test_convert_emulate.cu: ndx's CUDA conversion kernels, run thread by
+ * thread on the host.
+ *
+ * The kernels' bodies (kernels/ndx_cuda_convert.cuh) are __host__ __device__
+ * functions of a thread's place in the launch; here each conversion is
+ * launched as ndx_cuda_convert launches it (ndx_cuda_convert_fill,
+ * src/device/cuda_convert_plan.c: the shared planner's family, blocks and
+ * descriptor) and every thread of the grid runs in turn, in reverse order
+ * for every other case (no byte may depend on the order). Every third case
+ * runs on one block instead, so that each thread loops over many units, as
+ * the threads of a launch capped at NDX_CUDA_CONVERT_MAX_BLOCKS do.
+ *
+ * Every ordered pair of the 18 types (ndx_dtype.h) converts layouts of
+ * tests/test_cl_convert.c's kinds (transposed sources, flips on both sides
+ * with 4-bit elements starting inside a byte, a broadcast source row into
+ * a step-2 destination, rank 0, rank 32, empty) and random ones (views in
+ * any memory order with steps, flips and broadcasts for the destination,
+ * any strides for the source, rank 0 to 5), every other case in the 64-bit
+ * index form. Source elements are random bits with the type's specials
+ * mixed in (NaN, infinities, both zeros, the smallest and largest
+ * subnormals, the extremes). The whole destination region is compared with
+ * the host reference (convert_ref.h) on a pattern-filled buffer: untouched
+ * bytes and the other nibble of a shared byte must stay. Each buffer lies
+ * between inaccessible pages, its layout's bytes against one of them
+ * (alternately the end and the start), so that an access past a span's end
+ * or before its start stops the test.
+ *
+ * The HIP build compiles it again with hipcc's host pass
+ * (test_hip_convert_emulate): the bodies as HIP builds them.
+ *
+ * Output: TAP (one test per source type, then coverage checks).
+ * Usage: test_convert_emulate [--tap] [--quick] */
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ndx_gpu.h"
+
+#include "ndx_cuda_convert.cuh"
+
+extern "C" {
+#include "convert_ref.h"
+#include "device/cuda_convert_plan.h"
+#include "host/copy_plan.h"
+#include "host/launch.h"
+}
+#include "oracle.h"
+
+#define NTYPES 18
+
+/* ---- Buffers between guard pages ------------------------------------------------ */
+
+/* `data` bytes of read-write pages between two inaccessible pages; `base`
+ * is the layout's element 0, 16-byte aligned, placed so that the layout's
+ * bytes [lo, end) end within 16 bytes of the upper guard (at_end) or start
+ * within 16 bytes of the lower one. */
+struct guarded {
+  uint8_t *map, *data, *base;
+  size_t pages, size;
+};
+
+static size_t page_size() {
+  return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static guarded guarded_make(int64_t lo, int64_t end, bool at_end) {
+  size_t ps = page_size(), need = (size_t)(end - lo) + 32;
+  guarded g;
+  g.pages = (need + ps - 1) / ps + 2;
+  void *m = mmap(NULL, g.pages * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) {
+    perror("mmap");
+    exit(1);
+  }
+  g.map = (uint8_t *)m;
+  if (mprotect(g.map, ps, PROT_NONE) || mprotect(g.map + (g.pages - 1) * ps, ps, PROT_NONE)) {
+    perror("mprotect");
+    exit(1);
+  }
+  g.data = g.map + ps, g.size = (g.pages - 2) * ps;
+  uintptr_t b = at_end ? ((uintptr_t)(g.data + g.size) - (uintptr_t)end) & ~(uintptr_t)15
+                       : ((uintptr_t)g.data - (uintptr_t)lo + 15) & ~(uintptr_t)15;
+  g.base = (uint8_t *)b;
+  return g;
+}
+
+static void guarded_free(guarded *g) {
+  munmap(g->map, g->pages * page_size());
+}
+
+/* The bytes [lo, end) a layout of `bits`-bit elements touches. */
+static void byte_span(const ndx_layout *l, int bits, int64_t *lo, int64_t *end) {
+  int64_t a, b;
+  ndx_span(l, &a, &b);
+  *lo = a * bits / 8, *end = (b * bits + 7) / 8;
+}
+
+/* ---- Values ------------------------------------------------------------------------ */
+
+/* The exponent and mantissa bits of the float types, 0 for the others. */
+static void float_fields(ndx_dtype t, int *e, int *m) {
+  switch (t) {
+  case NDX_F16:
+    *e = 5, *m = 10;
+    return;
+  case NDX_BF16:
+    *e = 8, *m = 7;
+    return;
+  case NDX_F32:
+    *e = 8, *m = 23;
+    return;
+  case NDX_F64:
+    *e = 11, *m = 52;
+    return;
+  case NDX_F8E4M3FN:
+    *e = 4, *m = 3;
+    return;
+  case NDX_F8E5M2:
+    *e = 5, *m = 2;
+    return;
+  case NDX_F4E2M1FN:
+    *e = 2, *m = 1;
+    return;
+  default:
+    *e = *m = 0;
+  }
+}
+
+/* Bit patterns of type t worth converting: for floats both zeros, the
+ * smallest and largest subnormals, the smallest normal, the largest
+ * finite, the infinities and NaNs (or, in the fn formats, what those
+ * patterns are there); for integers 0, 1, -1, the extremes. Returns how
+ * many went into out. */
+static int specials(ndx_dtype t, uint64_t *out) {
+  int bits = ndx_dtype_bits(t), e, m, n = 0;
+  uint64_t ones = bits == 64 ? ~0ull : (1ull << bits) - 1, sign = 1ull << (bits - 1);
+  float_fields(t, &e, &m);
+  out[n++] = 0, out[n++] = sign, out[n++] = ones, out[n++] = ones >> 1, out[n++] = 1;
+  if (e > 0) {
+    uint64_t inf = ((1ull << e) - 1) << m, man = (1ull << m) - 1;
+    out[n++] = man;       /* largest subnormal */
+    out[n++] = 1ull << m; /* smallest normal */
+    out[n++] = inf - 1;   /* largest finite (IEEE) */
+    out[n++] = inf, out[n++] = inf | sign;
+    out[n++] = inf | 1ull << (m - 1); /* quiet NaN */
+    out[n++] = inf | 1 | sign;        /* signalling NaN, negative */
+    out[n++] = sign | man, out[n++] = sign | 1;
+  } else {
+    out[n++] = sign | 1, out[n++] = 2;
+  }
+  return n;
+}
+
+/* Random bits into every byte of g's data, then at each of s's positions,
+ * one time in three, one of type t's specials. */
+static void fill_source(guarded *g, const ndx_layout *s, ndx_dtype t, oracle_rng *r) {
+  for (size_t i = 0; i < g->size; i++) g->data[i] = (uint8_t)oracle_next(r);
+  uint64_t sp[24];
+  int nsp = specials(t, sp), bits = ndx_dtype_bits(t);
+  int64_t n = oracle_numel(s);
+  for (int64_t k = 0; k < n; k++)
+    if (oracle_between(r, 0, 2) == 0)
+      ref_store(g->base, oracle_position_of(s, k), bits, sp[oracle_between(r, 0, nsp - 1)]);
+}
+
+static uint8_t pattern(size_t i) {
+  return (uint8_t)(0x5a ^ (i * 29));
+}
+
+/* ---- The emulator ------------------------------------------------------------------ */
+
+static long long runs[NDX_CONVERT_FAMILIES][2]; /* [family][wide] conversions emulated */
+static long long looped;                        /* ... on one block, threads looping */
+
+/* Runs every thread of launch c's grid (one block with `one_block`), in
+ * reverse order with `reverse`. */
+static void emulate(const ndx_cuda_convert_launch &c, uint8_t *dst, const uint8_t *src, int st,
+                    int dt, bool one_block, bool reverse) {
+  int64_t n = (one_block ? 1 : c.blocks) * NDX_CUDA_CONVERT_THREADS;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t tid = reverse ? n - 1 - k : k;
+    if (c.family == NDX_CONVERT_BYTES)
+      ndx_convert_cuda::bytes_body(c.args, dst, src, st, dt, tid, n);
+    else
+      ndx_convert_cuda::elements_body(c.args, dst, src, st, dt, tid, n);
+  }
+}
+
+/* Converts s (type st) into d (type dt) as ndx_cuda_convert would, with
+ * the copy planner's `flags`; compares the destination's pages with the
+ * reference. Returns true when they match, else writes why. */
+static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx_dtype st,
+                     unsigned flags, uint64_t seed, char *why, size_t size) {
+  int db = ndx_dtype_bits(dt), sb = ndx_dtype_bits(st);
+  char dtext[400], stext[400];
+  ndx_format(dtext, sizeof dtext, d);
+  ndx_format(stext, sizeof stext, s);
+  ndx_cuda_convert_launch c;
+  ndx_status stat = ndx_cuda_convert_fill(&c, "test_convert_emulate", d, db, s, flags);
+  if (stat != NDX_OK) {
+    snprintf(why, size, "%s to %s, dst %s, src %s: plan: %s", ndx_dtype_name(st),
+             ndx_dtype_name(dt), dtext, stext, ndx_last_error());
+    return false;
+  }
+  if (c.blocks > 0 && c.family != (db < 8 ? NDX_CONVERT_BYTES : NDX_CONVERT_ELEMENTS)) {
+    snprintf(why, size, "%s to %s: family %d for %d-bit destinations", ndx_dtype_name(st),
+             ndx_dtype_name(dt), c.family, db);
+    return false;
+  }
+  oracle_rng r = {seed};
+  int64_t dlo, dend, slo, send;
+  byte_span(d, db, &dlo, &dend);
+  byte_span(s, sb, &slo, &send);
+  guarded gd = guarded_make(dlo, dend, seed % 2 == 0), gs = guarded_make(slo, send, seed % 2 == 1);
+  fill_source(&gs, s, st, &r);
+  for (size_t i = 0; i < gd.size; i++) gd.data[i] = pattern(i);
+  std::vector<uint8_t> want(gd.data, gd.data + gd.size);
+  uint8_t *want_base = want.data() + (gd.base - gd.data);
+  int64_t n = oracle_numel(d);
+  for (int64_t k = 0; k < n; k++)
+    ref_convert_elem(want_base, oracle_position_of(d, k), dt, gs.base, oracle_position_of(s, k),
+                     st);
+  bool one_block = seed % 3 == 0 && c.blocks > 1;
+  if (c.blocks > 0) {
+    emulate(c, gd.base, gs.base, (int)st, (int)dt, one_block, seed % 2 == 1);
+    runs[c.family][((const ndx_pack_head *)c.args.pack)->wide != 0]++;
+    looped += one_block;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < gd.size && ok; i++)
+    if (gd.data[i] != want[i]) {
+      ok = false;
+      snprintf(why, size,
+               "%s to %s, dst %s, src %s%s: byte %lld of the layout's base is 0x%02x, want 0x%02x",
+               ndx_dtype_name(st), ndx_dtype_name(dt), dtext, stext,
+               flags & NDX_COPY_WIDE ? " (64-bit)" : "", (long long)(gd.data + i - gd.base),
+               gd.data[i], want[i]);
+    }
+  guarded_free(&gd);
+  guarded_free(&gs);
+  return ok;
+}
+
+/* ---- Layouts ----------------------------------------------------------------------- */
+
+static ndx_layout make(int rank, const int64_t *shape, const int64_t *strides, int64_t offset) {
+  ndx_layout l;
+  if (ndx_make(&l, rank, shape, strides, offset) != NDX_OK) {
+    fprintf(stderr, "ndx_make: %s\n", ndx_last_error());
+    exit(1);
+  }
+  return l;
+}
+
+static ndx_layout contiguous(int rank, const int64_t *shape, int64_t offset) {
+  ndx_layout c;
+  if (ndx_contiguous(&c, rank, shape) != NDX_OK) exit(1);
+  return make(rank, shape, c.strides, offset);
+}
+
+/* The named cases' layouts: case k of NAMED into *d and *s. */
+enum { NAMED = 7 };
+static void named_case(int k, ndx_layout *d, ndx_layout *s) {
+  switch (k) {
+  case 0: { /* a transposed source */
+    int64_t shape[2] = {37, 29}, ss[2] = {1, 37};
+    *d = contiguous(2, shape, 1), *s = make(2, shape, ss, 3);
+    return;
+  }
+  case 1: { /* flips on both sides, a 4-bit element starting inside a byte */
+    int64_t shape[2] = {5, 33}, ds[2] = {-34, -1}, ss[2] = {33, -1};
+    *d = make(2, shape, ds, 4 * 34 + 32 + 1), *s = make(2, shape, ss, 32 + 3);
+    return;
+  }
+  case 2: { /* a broadcast source row, a step-2 destination */
+    int64_t shape[2] = {6, 40}, ds[2] = {80, 2}, ss[2] = {0, 1};
+    *d = make(2, shape, ds, 1), *s = make(2, shape, ss, 1);
+    return;
+  }
+  case 3: /* rank 0 */
+    *d = make(0, NULL, NULL, 3), *s = make(0, NULL, NULL, 5);
+    return;
+  case 4: { /* rank 32: every eighth axis of extent 2, the source reversed */
+    int64_t shape[32], ds[32], ss[32], acc = 1;
+    for (int a = 31; a >= 0; a--) {
+      shape[a] = a % 8 == 0 ? 2 : 1;
+      ds[a] = shape[a] > 1 ? acc : 0;
+      acc *= shape[a];
+    }
+    for (int a = 0; a < 32; a++) ss[a] = shape[a] > 1 ? -ds[a] : 0;
+    *d = make(32, shape, ds, 0), *s = make(32, shape, ss, acc - 1);
+    return;
+  }
+  case 5: { /* a source transposed past a batch axis, destination rows on bytes */
+    int64_t shape[3] = {6, 5, 10}, ss[3] = {1, 70, 6};
+    *d = contiguous(3, shape, 0), *s = make(3, shape, ss, 2);
+    return;
+  }
+  default: { /* empty */
+    int64_t shape[2] = {0, 7};
+    *d = contiguous(2, shape, 0), *s = contiguous(2, shape, 0);
+  }
+  }
+}
+
+/* A random pair: the destination a view without repeats, the source any
+ * strides (broadcasts and flips among them). */
+static void random_case(oracle_rng *r, ndx_layout *d, ndx_layout *s) {
+  int64_t shape[NDX_MAX_RANK];
+  int rank = oracle_random_shape(r, 5, 9, 8, shape);
+  do *d = oracle_view_layout_of_shape(r, rank, shape);
+  while (!ndx_is_distinct(d));
+  *s = oracle_between(r, 0, 1) ? oracle_view_layout_of_shape(r, rank, shape)
+                               : oracle_random_layout_of_shape(r, rank, shape, 5, 3);
+}
+
+/* ---- TAP ------------------------------------------------------------------------- */
+
+static int tap_n = 0, tap_failed = 0;
+
+static void tap(bool ok, const char *name, const char *why) {
+  printf("%s %d - %s\n", ok ? "ok" : "not ok", ++tap_n, name);
+  if (!ok) {
+    printf("# %s\n", why);
+    tap_failed++;
+  }
+  fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+  bool quick = false;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--quick")) quick = true;
+  int nrandom = quick ? 8 : 48;
+  for (int st = 0; st < NTYPES; st++) {
+    std::string why;
+    int cases = 0, failures = 0;
+    oracle_rng r = {(uint64_t)(7919 * st + 1)};
+    for (int dt = 0; dt < NTYPES; dt++) {
+      if (dt == st) continue;
+      for (int k = 0; k < NAMED + nrandom; k++) {
+        ndx_layout d, s;
+        if (k < NAMED)
+          named_case(k, &d, &s);
+        else
+          random_case(&r, &d, &s);
+        uint64_t seed = (uint64_t)(st * NTYPES + dt) * 1000 + (uint64_t)k;
+        unsigned flags = k % 2 ? (unsigned)NDX_COPY_WIDE : 0u;
+        char one[2048];
+        cases++;
+        if (!run_case(&d, (ndx_dtype)dt, &s, (ndx_dtype)st, flags, seed, one, sizeof one) &&
+            failures++ < 3)
+          why += std::string(why.empty() ? "" : "\n# ") + one;
+      }
+    }
+    char name[128];
+    snprintf(name, sizeof name, "emulated conversions from %s into the 17 other types: %d cases",
+             ndx_dtype_name((ndx_dtype)st), cases);
+    tap(failures == 0, name, why.c_str());
+  }
+  /* every kernel ran in both index forms, and threads looped */
+  const char *families[NDX_CONVERT_FAMILIES] = {"ndx_convert_elements", "", "ndx_convert_bytes"};
+  for (int f = 0; f < NDX_CONVERT_FAMILIES; f++)
+    for (int wide = 0; wide < 2; wide++) {
+      if (f == NDX_CONVERT_TILE) continue; /* the cpu shape's */
+      char name[128];
+      snprintf(name, sizeof name, "%s ran with %d-bit pack words (%lld conversions)", families[f],
+               wide ? 64 : 32, runs[f][wide]);
+      tap(runs[f][wide] > 0, name, "never planned by any case");
+    }
+  char name[128];
+  snprintf(name, sizeof name, "threads looped over the units of a capped grid (%lld conversions)",
+           looped);
+  tap(looped > 0, name, "no case ran on one block");
+  printf("1..%d\n", tap_n);
+  return tap_failed ? 1 : 0;
+}
