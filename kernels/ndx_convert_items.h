@@ -19,7 +19,8 @@
  * access is checked first in the bounds-check build (ndx_gpu_in). */
 #include "ndx/ndx_device.h"
 #include "ndx_convert.h"
-#include "ndx_copy_gpu.h"
+#include "ndx_gpu_byte.h"
+#include "ndx_gpu_guard.h"
 #include "ndx_launch.h"
 
 #ifndef NDX_CONVERT_ITEMS_H

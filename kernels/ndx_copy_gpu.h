@@ -24,10 +24,11 @@
  * stores any.
  *
  * Every body takes `bits` as a constant of its caller, so its switches
- * fold, and an ndx_gpu_guard: in the bounds_check build of the OpenCL
- * kernels it holds the buffer sizes, and an access outside them is skipped
- * and reported (ndx_gpu_in); otherwise it is empty and ndx_gpu_in is 1. */
+ * fold, and an ndx_gpu_guard (ndx_gpu_guard.h) that checks each access in
+ * the bounds_check build. */
 #include "ndx/ndx_device.h"
+#include "ndx_gpu_byte.h"
+#include "ndx_gpu_guard.h"
 #include "ndx_launch.h"
 
 #ifndef NDX_COPY_GPU_H
@@ -57,31 +58,6 @@ enum {
   NDX_TRACE_BYTES_KEEP = 28,
   NDX_TRACE_STAGE = 32 /* rows through work-group memory */
 };
-
-#if defined(NDX_BOUNDS_CHECK) && defined(NDX_OPENCL_C)
-typedef struct ndx_gpu_guard {
-  ndx_u64 size[2]; /* the destination's and the source's bytes */
-  NDX_GLOBAL ndx_u32 *status;
-  ndx_i64 item;
-} ndx_gpu_guard;
-
-/* 1 when elements [pos, pos + n) of operand k lie in its buffer; else 0,
- * and the first work-item to find one records it (ndx_check_elem of
- * kernels/ndx_copy.cl). */
-NDX_FN int ndx_gpu_in(const ndx_gpu_guard *g, int k, ndx_i64 pos, ndx_i64 n, int bits) {
-  return !ndx_check_elem(k, pos, bits, g->size[k], g->item, g->status) &&
-         !ndx_check_elem(k, pos + n - 1, bits, g->size[k], g->item, g->status);
-}
-#else
-typedef struct ndx_gpu_guard {
-  int none;
-} ndx_gpu_guard;
-
-NDX_FN int ndx_gpu_in(const ndx_gpu_guard *g, int k, ndx_i64 pos, ndx_i64 n, int bits) {
-  (void)g, (void)k, (void)pos, (void)n, (void)bits;
-  return 1;
-}
-#endif
 
 /* This work-item's first unit and the launch's size: the stride of its loop. */
 #define NDX_GPU_FIRST_UNIT (NDX_GROUP_ID * NDX_LOCAL_SIZE + NDX_LOCAL_ID)
@@ -198,17 +174,6 @@ NDX_FN ndx_i64 ndx_gpu_realign(ndx_i64 pos, ndx_i64 realign) {
 NDX_FN ndx_i64 ndx_gpu_joined(ndx_i64 g0, int r0, ndx_i64 a, int ext, ndx_i64 s, ndx_i64 sg) {
   int r = r0 + (int)a, g = r / ext;
   return (ndx_i64)(r - g * ext) * s + (g0 + g) * sg;
-}
-
-/* A bit field of `bits` bits set in the low bits of a byte at `shift`. */
-NDX_FN ndx_u32 ndx_gpu_field(int bits, int shift) {
-  return ((1u << bits) - 1u) << shift;
-}
-
-/* Writes `value` into the bits `mask` of destination byte `b`, keeping the
- * others: the work-item is the one writer of that byte. */
-NDX_FN void ndx_gpu_put_byte(NDX_GLOBAL ndx_u8 *dst, ndx_i64 b, ndx_u32 value, ndx_u32 mask) {
-  dst[b] = (ndx_u8)(mask == 0xffu ? value : ((dst[b] & ~mask) | (value & mask)));
 }
 
 #endif /* NDX_COPY_GPU_H */
