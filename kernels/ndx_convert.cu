@@ -3,22 +3,26 @@
  * and HIP kernels.
  *
  * A conversion is planned as a copy is (the shared planner, at the
- * destination's width) and runs one of two kernels: ndx_convert_elements,
- * every launch-size-th C-order element from a thread's global index, for
- * destinations of 8 bits and up; ndx_convert_bytes, every launch-size-th
- * byte of a 4-bit destination, each written whole by its one writer. The
- * types are kernel arguments, not template parameters: one kernel serves
- * all 324 pairs (the values are the same bits whichever way the switch is
- * taken; a pair's own kernel would fold it). The same type on both sides
- * is ndx_cuda_copy. The descriptor and pack go by value, as the gpu-shaped
- * copy kernels' do (ndx_copy_gpu.cu). */
+ * destination's width) and runs one of three kernels: ndx_convert_transpose,
+ * the copy's tiles converting between load and store (ndx_convert_gpu.h),
+ * for what the planner makes a transpose into 8 bits and up;
+ * ndx_convert_elements, every launch-size-th C-order element from a
+ * thread's global index, for the other destinations of 8 bits and up;
+ * ndx_convert_bytes, every launch-size-th byte of a 4-bit destination, each
+ * written whole by its one writer. The types are kernel arguments, not
+ * template parameters: one kernel serves all 324 pairs (the values are the same bits whichever way
+ * the switch is taken; a pair's own kernel would fold it). The same type on both sides is
+ * ndx_cuda_copy. The descriptor and pack go by value, as the gpu-shaped copy kernels' do
+ * (ndx_copy_gpu.cu). */
 #include "ndx_gpu.h"
 
 #undef NDX_WIDE
 #define NDX_WIDE 0
+#include "ndx_convert_gpu.h"
 #include "ndx_convert_items.h"
 #undef NDX_WIDE
 #define NDX_WIDE 1
+#include "ndx_convert_gpu.h"
 #include "ndx_convert_items.h"
 
 extern "C" {
@@ -66,6 +70,38 @@ static __global__ void __launch_bounds__(NDX_CONVERT_THREADS)
   }
 }
 
+/* A transpose through the copy's tiles, converting between load and store
+ * (ndx_convert_gpu.h): a block per tile. */
+static __global__ void __launch_bounds__(NDX_CONVERT_THREADS)
+    ndx_convert_transpose(const __grid_constant__ ndx_convert_args a, ndx_u8 *__restrict__ dst,
+                          const ndx_u8 *__restrict__ src, int st, int dt) {
+  __shared__ ndx_u128 tile[(NDX_GPU_TILE_BYTES(8) + 15) / 16];
+  ndx_gpu_guard g = {0};
+  if (ndx_launch_pack(&a.d)->wide)
+    ndx_convert_transpose_w64(&a.d, (ndx_u8 *)tile, dst, src, st, dt, &g);
+  else
+    ndx_convert_transpose_w32(&a.d, (ndx_u8 *)tile, dst, src, st, dt, &g);
+}
+
+/* Launches ndx_convert_transpose for transpose plan p (made at the
+ * destination's width) from type src_t to dst_t on `stream`; errors name
+ * `fn`. */
+static ndx_status convert_transpose(const char *fn, cudaStream_t stream, void *dst, ndx_dtype dst_t,
+                                    const void *src, ndx_dtype src_t, const ndx_copy_plan *p) {
+  ndx_convert_args args;
+  int64_t blocks;
+  ndx_launch_gpu_convert(p, ndx_dtype_bits(src_t), NDX_CONVERT_THREADS, NDX_CONVERT_MAX_BLOCKS,
+                         &args.d, &blocks);
+  ndx_status s = ndx_copy_plan_pack(p, args.pack, sizeof args.pack);
+  if (s != NDX_OK) return s;
+  ndx_convert_transpose<<<dim3((unsigned)blocks), NDX_CONVERT_THREADS, 0, stream>>>(
+      args, (ndx_u8 *)dst, (const ndx_u8 *)src, (int)src_t, (int)dst_t);
+  cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? NDX_OK
+                          : ndx_set_error(NDX_EDEVICE, "%s: launching ndx_convert_transpose: %s",
+                                          fn, cudaGetErrorName(e));
+}
+
 extern "C" ndx_status ndx_cuda_convert(cudaStream_t stream, void *dst, const ndx_layout *dst_l,
                                        ndx_dtype dst_t, const void *src, const ndx_layout *src_l,
                                        ndx_dtype src_t) {
@@ -79,6 +115,8 @@ extern "C" ndx_status ndx_cuda_convert(cudaStream_t stream, void *dst, const ndx
   ndx_copy_plan p;
   ndx_status s = ndx_copy_plan_make(&p, fn, dst_l, src_l, db, &ndx_gpu_caps, 0);
   if (s != NDX_OK || p.q.numel == 0) return s;
+  if (db >= 8 && p.path == NDX_PATH_TRANSPOSE)
+    return convert_transpose(fn, stream, dst, dst_t, src, src_t, &p);
   ndx_convert_args args;
   memset(&args.d, 0, sizeof args.d);
   args.d.units = p.q.numel;

@@ -190,6 +190,7 @@ NDX_FN ndx_i64 ndx_gpu_joined(ndx_i64 g0, int r0, ndx_i64 a, int ext, ndx_i64 s,
 #define ndx_gpu_rows_staged_wN NDX_WN(ndx_gpu_rows_staged_w32, ndx_gpu_rows_staged_w64)
 #define ndx_gpu_gather_wN NDX_WN(ndx_gpu_gather_w32, ndx_gpu_gather_w64)
 #define ndx_gpu_tile_at_wN NDX_WN(ndx_gpu_tile_at_w32, ndx_gpu_tile_at_w64)
+#define ndx_gpu_tile_source_wN NDX_WN(ndx_gpu_tile_source_w32, ndx_gpu_tile_source_w64)
 #define ndx_gpu_tile_load_wN NDX_WN(ndx_gpu_tile_load_w32, ndx_gpu_tile_load_w64)
 #define ndx_gpu_tile_store_wN NDX_WN(ndx_gpu_tile_store_w32, ndx_gpu_tile_store_w64)
 #define ndx_gpu_bits_load_wN NDX_WN(ndx_gpu_bits_load_w32, ndx_gpu_bits_load_w64)
@@ -419,21 +420,38 @@ NDX_FN ndx_gpu_tile_wN ndx_gpu_tile_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_
   return w;
 }
 
+/* Element e of phase 1's work on tile w (8 bits and up): the source
+ * position it loads, into *ps, and the byte of the tile it goes to, in row
+ * a = j - j0 at column b = k - k0 of elements `tb` bytes wide; -1 where it
+ * loads nothing. dk and dj: the joined matrix's extents (ndx_launch.h);
+ * ssk and ssj: the source's strides along k and j. */
+NDX_FN ndx_i64 ndx_gpu_tile_source_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
+                                      ndx_i64 e, ndx_i64 dk, ndx_i64 dj, ndx_i64 ssk, ndx_i64 ssj,
+                                      int tb, ndx_i64 *ps) {
+  ndx_i64 a = e / d->slots_k, b = e - a * d->slots_k;
+  if (w->j0 + a >= dj) return -1;
+  ndx_i64 row = w->pos[1] + w->k0 * ssk + ndx_gpu_joined(w->jg, w->jr, a, w->jext, ssj, w->jsg);
+  b -= ndx_gpu_realign(row, d->realign_k);
+  if (b < 0 || b >= d->tile_k || w->k0 + b >= dk) return -1;
+  *ps = row + b * ssk;
+  return a * d->pitch + b * tb;
+}
+
 /* Phase 1 (8 bits and up): work-item `lid` of `n` loads elements along
  * k, the source's unit axis, into row j - j0 of the tile, NDX_GPU_BATCH of
  * them (2 of 8 or 16 bytes) before it stores any; a row takes slots_k
  * work-items. `step`: the tile's turn in the work-group's loop, for
  * NDX_GPU_TRACE. Along k and j, those of the joined matrix (ndx_launch.h):
- * dk here is its k extent, and phase 2's dj its j extent. */
+ * dk and dj are its extents. */
 NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
                                  NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
                                  int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
                                  const ndx_gpu_guard *g) {
   NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
   int r = (int)p->rank, eb = bits / 8;
-  ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1);
+  ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1) * d->join_j;
   ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
-  ndx_i64 tk = d->tile_k, slots = d->slots_k, elems = slots * d->tile_j;
+  ndx_i64 elems = d->slots_k * d->tile_j;
   /* 8- and 16-byte elements two at a time: four and their addresses spill
    * on sm_90 */
   int nb = eb >= 8 ? NDX_GPU_BATCH / 2 : NDX_GPU_BATCH;
@@ -441,19 +459,14 @@ NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu
     ndx_u128 v[NDX_GPU_BATCH];
     int at[NDX_GPU_BATCH]; /* a byte of the tile, or -1 */
     for (int i = 0; i < nb; i++) {
-      ndx_i64 e = e0 + i * n, a = e / slots, b = e - a * slots;
-      ndx_i64 j = w->j0 + a, it = step * 1024 + (e - lid) / n;
+      ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n, ps = 0, t = -1;
       at[i] = -1;
       v[i].x = v[i].y = 0;
-      if (e >= elems || j >= dj * d->join_j) continue;
-      ndx_i64 row = w->pos[1] + w->k0 * ssk + ndx_gpu_joined(w->jg, w->jr, a, w->jext, ssj, w->jsg);
-      b -= ndx_gpu_realign(row, d->realign_k);
-      if (b < 0 || b >= tk || w->k0 + b >= dk) continue;
-      ndx_i64 ps = row + b * ssk;
-      if (!ndx_gpu_in(g, 1, ps, 1, bits)) continue;
+      if (e < elems) t = ndx_gpu_tile_source_wN(d, w, e, dk, dj, ssk, ssj, eb, &ps);
+      if (t < 0 || !ndx_gpu_in(g, 1, ps, 1, bits)) continue;
       NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ps * eb, eb);
       v[i] = ndx_gpu_load(src, ps, eb);
-      at[i] = (int)(a * d->pitch + b * eb);
+      at[i] = (int)t;
     }
     for (int i = 0; i < nb; i++) {
       if (at[i] < 0) continue;

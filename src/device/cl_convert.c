@@ -6,7 +6,9 @@
  * for the destination, the pack written at the end), at the destination's
  * width, and runs one kernel of kernels/ndx_convert.cl for its pair of
  * types: ndx_convert element by element for destinations of 8 bits and up,
- * on the cpu shape ndx_convert_tile for what the planner makes a transpose,
+ * for what the planner makes a transpose ndx_convert_tile on the cpu shape
+ * and ndx_convert_transpose, the copy's tiles converting between load and
+ * store (ndx_launch_gpu_convert), on the gpu shape,
  * ndx_convert_bytes a destination byte at a time for 4-bit destinations,
  * so that no two work-items write one byte. The geometry is the shape's:
  * the cpu shape gives each work-item NDX_CL_CONVERT_ELEMS elements (half as
@@ -49,9 +51,10 @@ static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst
                          "%s: the launch descriptor and packed layouts take %zu bytes, past the "
                          "device's constant buffer size %llu",
                          fn, launch_size, (unsigned long long)cl->max_constant);
-  int kind = db < 8                                                          ? NDX_CL_CONVERT_BYTES
-             : p.path == NDX_PATH_TRANSPOSE && cl->shape == NDX_CL_SHAPE_CPU ? NDX_CL_CONVERT_TILE
-                                                                             : NDX_CL_CONVERT;
+  int kind = db < 8                          ? NDX_CL_CONVERT_BYTES
+             : p.path != NDX_PATH_TRANSPOSE  ? NDX_CL_CONVERT
+             : cl->shape == NDX_CL_SHAPE_CPU ? NDX_CL_CONVERT_TILE
+                                             : NDX_CL_CONVERT_TRANSPOSE;
   plan->path = NDX_PATH_GATHER;
   plan->wide = p.wide;
   s = ndx_cl_convert_kernel(cl, fn, p.wide, kind, (int)st, (int)dt, &plan->kernel, &plan->local);
@@ -75,6 +78,10 @@ static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst
     items = d->units;
     break;
   }
+  case NDX_CL_CONVERT_TRANSPOSE: /* the copy's tiles, a work-group each */
+    ndx_launch_gpu_convert(&p, sb, (int64_t)plan->local, NDX_CL_GPU_MAX_GROUPS, d, &items);
+    items *= (int64_t)plan->local;
+    break;
   case NDX_CL_CONVERT_BYTES: {
     int64_t end;
     ndx_operands_span(q, 0, &lo, &hi);
@@ -89,7 +96,8 @@ static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst
     d->chunk = NDX_CL_CONVERT_ELEMS;
     items = ndx_ceil_div(d->units, d->chunk);
   }
-  if (cl->shape == NDX_CL_SHAPE_GPU) { /* every launch-size-th unit */
+  /* the gpu shape: every launch-size-th unit (a transpose's, planned above) */
+  if (cl->shape == NDX_CL_SHAPE_GPU && kind != NDX_CL_CONVERT_TRANSPOSE) {
     int64_t groups = ndx_ceil_div(d->units, (int64_t)plan->local);
     items =
         (groups < NDX_CL_GPU_MAX_GROUPS ? groups : NDX_CL_GPU_MAX_GROUPS) * (int64_t)plan->local;
@@ -128,6 +136,16 @@ ndx_status ndx_cl_convert(ndx_cl *cl, cl_command_queue queue, cl_mem dst, const 
   ndx_cl_plan plan;
   ndx_status s = convert_plan(fn, cl, dst_l, dst_t, src_l, src_t, &plan);
   if (s == NDX_OK) s = ndx_cl_plan_enqueue_as(fn, &plan, queue, dst, src, nwait, wait, done);
+  if (plan.launch) clReleaseMemObject(plan.launch);
+  return s;
+}
+
+ndx_status ndx_cl_convert_kernel_name(ndx_cl *cl, const ndx_layout *dst_l, ndx_dtype dst_t,
+                                      const ndx_layout *src_l, ndx_dtype src_t, char *name,
+                                      size_t size) {
+  ndx_cl_plan plan;
+  ndx_status s = convert_plan("ndx_cl_convert", cl, dst_l, dst_t, src_l, src_t, &plan);
+  if (s == NDX_OK) snprintf(name, size, "%s", plan.kernel_name);
   if (plan.launch) clReleaseMemObject(plan.launch);
   return s;
 }

@@ -242,7 +242,9 @@ ndx_status ndx_cl_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int bit
 const char *ndx_cl_convert_family(int kind) {
   static const char *const names[NDX_CL_CONVERT_KINDS] = {[NDX_CL_CONVERT] = "convert",
                                                           [NDX_CL_CONVERT_TILE] = "convert_tile",
-                                                          [NDX_CL_CONVERT_BYTES] = "convert_bytes"};
+                                                          [NDX_CL_CONVERT_BYTES] = "convert_bytes",
+                                                          [NDX_CL_CONVERT_TRANSPOSE] =
+                                                              "convert_transpose"};
   return names[kind];
 }
 

@@ -30,9 +30,10 @@ enum ndx_cl_kind {
 
 /* The conversion kernels (kernels/ndx_convert.cl), one per pair of types. */
 enum ndx_cl_convert_kind {
-  NDX_CL_CONVERT,       /* ndx_convert: destinations of 8 bits and up */
-  NDX_CL_CONVERT_TILE,  /* ndx_convert_tile: the cpu shape's transposes, 8 bits and up */
-  NDX_CL_CONVERT_BYTES, /* ndx_convert_bytes: 4-bit destinations */
+  NDX_CL_CONVERT,           /* ndx_convert: destinations of 8 bits and up */
+  NDX_CL_CONVERT_TILE,      /* ndx_convert_tile: the cpu shape's transposes, 8 bits and up */
+  NDX_CL_CONVERT_BYTES,     /* ndx_convert_bytes: 4-bit destinations */
+  NDX_CL_CONVERT_TRANSPOSE, /* ndx_convert_transpose: the gpu shape's transposes, 8 bits and up */
   NDX_CL_CONVERT_KINDS
 };
 #define NDX_CL_DTYPES 18 /* ndx_dtype's values */
@@ -132,6 +133,14 @@ const char *ndx_cl_convert_family(int kind);
  * builds a copy kernel. */
 ndx_status ndx_cl_convert_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int src_t,
                                  int dst_t, cl_kernel *kernel, size_t *local);
+
+/* The kernel ndx_cl_convert runs to convert src_l (type src_t, distinct
+ * from dst_t) into dst_l, named as its bounds-check reports name it
+ * ("ndx_convert_transpose from f32 to bf16"), into `name`: the path the
+ * conversion takes, for its tests. */
+ndx_status ndx_cl_convert_kernel_name(ndx_cl *cl, const ndx_layout *dst_l, ndx_dtype dst_t,
+                                      const ndx_layout *src_l, ndx_dtype src_t, char *name,
+                                      size_t size);
 
 void ndx_cl_release_kernels(ndx_cl *cl);
 

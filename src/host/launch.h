@@ -27,6 +27,14 @@ extern const ndx_copy_caps ndx_gpu_caps;
 void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, ndx_launch *d,
                     int64_t *groups);
 
+/* ndx_launch_gpu for a conversion's transpose from `src_bits`-bit source
+ * elements, plan p made at the destination's width: the tile holds
+ * converted elements (kernels/ndx_convert_gpu.h), so its shape, pitch and
+ * phase 2 are the destination's, and phase 1 realigns on the source's
+ * sectors (a 4-bit source's: never). Other paths as ndx_launch_gpu. */
+void ndx_launch_gpu_convert(const ndx_copy_plan *p, int src_bits, int64_t local, int64_t max_groups,
+                            ndx_launch *d, int64_t *groups);
+
 /* The cpu shape's tuned work sizes (a runtime's tuning table: the OpenCL
  * runtime's NDX_CL_* of src/device/cl_tuning.h). */
 typedef struct ndx_cpu_tuning {
