@@ -390,8 +390,8 @@ static const ndx_dtype convert_pairs[][2] = {
 #define CONVERT_PAIRS (sizeof convert_pairs / sizeof *convert_pairs)
 
 /* Random batched transposes of padded rows at random offsets, flipped
- * along j or not (ndx_gpu_tile_source_wN's edges, realigned rows and
- * batches), each pair in both forms. */
+ * along k, along j or neither (ndx_gpu_tile_source_wN's edges, realigned
+ * rows and batches), each pair in both forms. */
 Test(gpu_emulate, converted_random_transposes, .timeout = 600) {
   oracle_rng r = {32};
   for (int k = 0; k < 48; k++) {
@@ -403,8 +403,10 @@ Test(gpu_emulate, converted_random_transposes, .timeout = 600) {
     cuda_case c = {.bits = ndx_dtype_bits(t[1])};
     snprintf(c.name, sizeof c.name, "converted transpose %d", k);
     cuda_padded_transpose(&c, nb, a, b, pd, offd, ps, offs);
-    if (oracle_between(&r, 0, 2) == 0) {
-      ndx_range fr[3] = {{0, nb, 1}, {0, a, 1}, {b - 1, b, -1}};
+    int64_t flip = oracle_between(&r, 0, 3); /* 1: along k, 2: along j */
+    if (flip == 1 || flip == 2) {
+      ndx_range fr[3] = {{0, nb, 1}, {0, a, 1}, {0, b, 1}};
+      fr[flip] = (ndx_range){flip == 1 ? a - 1 : b - 1, flip == 1 ? a : b, -1};
       ndx_layout f;
       cr_assert_eq(ndx_slice(&f, &c.src, fr), NDX_OK, "%s", ndx_last_error());
       c.src = f;
