@@ -438,8 +438,12 @@ static void run_convert_case(const bcase *c, const bench_cuda_opts *o, cudaStrea
     CHECK(cudaMemcpy(b->ds, b->hs, ns, cudaMemcpyHostToDevice));
   }
   ndx_cuda_convert_launch plan;
-  if (ndx_cuda_convert_fill(&plan, c->name, &c->dst, c->bits, &c->src, 0) != NDX_OK) die(c->name);
-  const char *kernel = plan.family == NDX_CONVERT_BYTES ? "convert-bytes" : "convert-elements";
+  if (ndx_cuda_convert_fill(&plan, c->name, &c->dst, c->bits, &c->src, gpu_case_src_bits(c), 0) !=
+      NDX_OK)
+    die(c->name);
+  const char *kernel = plan.family == NDX_CONVERT_TRANSPOSE ? "convert-transpose"
+                       : plan.family == NDX_CONVERT_BYTES   ? "convert-bytes"
+                                                            : "convert-elements";
   int64_t n = ndx_numel(&c->dst);
   size_t read = (size_t)((n * sb + 7) / 8), written = (size_t)((n * c->bits + 7) / 8);
   size_t moved = read + written, copied = read > written ? read : written;

@@ -87,9 +87,11 @@ static void model_trace(int site, int64_t step, const void *addr, int bytes);
 #include "ndx_index_gpu.h"
 #undef NDX_WIDE
 #define NDX_WIDE 0
+#include "ndx_convert_gpu.h"
 #include "ndx_convert_items.h"
 #undef NDX_WIDE
 #define NDX_WIDE 1
+#include "ndx_convert_gpu.h"
 #include "ndx_convert_items.h"
 
 /* ---- Requests ---------------------------------------------------------------------- */
@@ -385,17 +387,46 @@ static size_t span_bytes(const ndx_layout *l, int bits) {
   return (size_t)((hi * bits + 7) / 8);
 }
 
+/* A case's figures from the tally of its sampled work-groups: sector use
+ * against the bounds of its layouts, bank conflicts, and the bytes an SM
+ * has in flight with as many of the launch's `groups` resident as threads,
+ * blocks and `shared` bytes of work-group memory each allow. */
+static void model_result(const tally *t, double load_bound, double store_bound, int64_t shared,
+                         int64_t groups, gpu_model_result *res) {
+  double load_use =
+      t->load.sectors ? (double)t->load.bytes / (t->load.sectors * GPU_MODEL_SECTOR) : 1;
+  double store_use =
+      t->store.sectors ? (double)t->store.bytes / (t->store.sectors * GPU_MODEL_SECTOR) : 1;
+  int64_t resident = SM_THREADS / LOCAL < SM_BLOCKS ? SM_THREADS / LOCAL : SM_BLOCKS;
+  if (shared && SM_SHARED / (shared + BLOCK_SHARED_RESERVED) < resident)
+    resident = SM_SHARED / (shared + BLOCK_SHARED_RESERVED);
+  if (ndx_ceil_div(groups, SMS) < resident) resident = ndx_ceil_div(groups, SMS);
+  res->load_use = load_use, res->load_bound = load_bound;
+  res->store_use = store_use, res->store_bound = store_bound;
+  res->waves = t->waves, res->ideal = t->ideal;
+  res->in_flight =
+      t->runs ? (double)resident * LOCAL * ((double)t->run_bytes / (double)t->runs) : 0;
+  res->below = load_use < 0.9 * load_bound || store_use < 0.9 * store_bound;
+  res->conflicts = t->waves > t->ideal;
+}
+
 /* ---- Conversion cases ---------------------------------------------------------------- */
 
 /* Runs work-group `gid` of a conversion launch of `groups` (family f of
  * ndx_launch_convert, pack form `wide`), each work-item taking every
  * launch-size-th unit as ndx_convert.cl's gpu shape and ndx_convert.cu do. */
 static void run_convert_group(const ndx_launch *d, int f, int wide, uint8_t *dst,
-                              const uint8_t *src, int st, int dt, int64_t gid, int64_t groups) {
+                              const uint8_t *src, uint8_t *tile, int st, int dt, int64_t gid,
+                              int64_t groups) {
   ndx_gpu_guard g = {0};
   const ndx_pack_head *p = ndx_launch_pack(d);
   model_gid = gid, model_groups = groups, model_local = LOCAL;
   for (model_lid = 0; model_lid < LOCAL; model_lid++) {
+    if (f == NDX_CONVERT_TRANSPOSE) { /* the copy's tile, a work-group each */
+      wide ? ndx_convert_transpose_w64(d, tile, dst, src, st, dt, &g)
+           : ndx_convert_transpose_w32(d, tile, dst, src, st, dt, &g);
+      continue;
+    }
     model_turn = 0;
     for (int64_t u = gid * LOCAL + model_lid; u < d->units; u += groups * LOCAL, model_turn++) {
       if (f == NDX_CONVERT_BYTES)
@@ -426,8 +457,10 @@ static void convert_case(const gpu_case *c, gpu_model_result *res) {
   ndx_launch *d = (ndx_launch *)buf;
   int64_t groups;
   const ndx_convert_sizes z = {.local = LOCAL, .max_groups = MAX_GROUPS};
-  ndx_convert_family f = ndx_launch_convert(&p, &z, d, &groups);
-  res->path = f == NDX_CONVERT_BYTES ? "cv-bytes" : "cv-elems";
+  ndx_convert_family f = ndx_launch_convert(&p, sb, &z, d, &groups);
+  res->path = f == NDX_CONVERT_BYTES       ? "cv-bytes"
+              : f == NDX_CONVERT_TRANSPOSE ? "cv-tile"
+                                           : "cv-elems";
   if (ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d) != NDX_OK) {
     fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
     exit(1);
@@ -438,25 +471,23 @@ static void convert_case(const gpu_case *c, gpu_model_result *res) {
     fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
     exit(1);
   }
-  rec.base[0] = dst, rec.base[1] = src, rec.tile = NULL;
+  uint8_t *tile = zeroed(NDX_GPU_TILE_BYTES(64));
+  if (!tile) {
+    fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
+    exit(1);
+  }
+  rec.base[0] = dst, rec.base[1] = src, rec.tile = tile;
   rec.base[2] = rec.base[3] = NULL;
   tally t;
   memset(&t, 0, sizeof t);
   int64_t picks[3 * SAMPLE], npick = sample_groups(groups, picks);
   for (int64_t i = 0; i < npick; i++) {
-    run_convert_group(d, f, p.wide, dst, src, (int)c->src_t, (int)c->dst_t, picks[i], groups);
+    run_convert_group(d, f, p.wide, dst, src, tile, (int)c->src_t, (int)c->dst_t, picks[i], groups);
     tally_group(&t);
   }
-  free(dst), free(src);
-  res->load_use = t.load.sectors ? (double)t.load.bytes / (t.load.sectors * GPU_MODEL_SECTOR) : 1;
-  res->store_use =
-      t.store.sectors ? (double)t.store.bytes / (t.store.sectors * GPU_MODEL_SECTOR) : 1;
-  res->load_bound = layout_bound(&p.q, 1, sb), res->store_bound = layout_bound(&p.q, 0, db);
-  int64_t resident = SM_THREADS / LOCAL < SM_BLOCKS ? SM_THREADS / LOCAL : SM_BLOCKS;
-  if (ndx_ceil_div(groups, SMS) < resident) resident = ndx_ceil_div(groups, SMS);
-  res->in_flight = t.runs ? (double)resident * LOCAL * ((double)t.run_bytes / (double)t.runs) : 0;
-  res->below = res->load_use < 0.9 * res->load_bound || res->store_use < 0.9 * res->store_bound;
-  res->conflicts = false;
+  free(dst), free(src), free(tile);
+  model_result(&t, layout_bound(&p.q, 1, sb), layout_bound(&p.q, 0, db),
+               f == NDX_CONVERT_TRANSPOSE ? NDX_GPU_TILE_BYTES(db) : 0, groups, res);
 }
 
 void gpu_model_case(const gpu_case *c, gpu_model_result *res) {
@@ -500,23 +531,11 @@ void gpu_model_case(const gpu_case *c, gpu_model_result *res) {
   }
   free(dst), free(src), free(tile);
 
-  double load_use = t.load.sectors ? (double)t.load.bytes / (t.load.sectors * GPU_MODEL_SECTOR) : 1;
-  double store_use =
-      t.store.sectors ? (double)t.store.bytes / (t.store.sectors * GPU_MODEL_SECTOR) : 1;
-  double load_bound = layout_bound(&p.q, 1, c->bits), store_bound = layout_bound(&p.q, 0, c->bits);
-  int64_t shared = p.path == NDX_PATH_TRANSPOSE ? NDX_GPU_TILE_BYTES(c->bits)
-                   : d->stage_units             ? NDX_GPU_STAGE_BYTES
-                                                : 0;
-  int64_t resident = SM_THREADS / LOCAL < SM_BLOCKS ? SM_THREADS / LOCAL : SM_BLOCKS;
-  if (shared && SM_SHARED / (shared + BLOCK_SHARED_RESERVED) < resident)
-    resident = SM_SHARED / (shared + BLOCK_SHARED_RESERVED);
-  if (ndx_ceil_div(groups, SMS) < resident) resident = ndx_ceil_div(groups, SMS);
-  double in_flight = t.runs ? (double)resident * LOCAL * ((double)t.run_bytes / (double)t.runs) : 0;
-  res->load_use = load_use, res->load_bound = load_bound;
-  res->store_use = store_use, res->store_bound = store_bound;
-  res->waves = t.waves, res->ideal = t.ideal, res->in_flight = in_flight;
-  res->below = load_use < 0.9 * load_bound || store_use < 0.9 * store_bound;
-  res->conflicts = t.waves > t.ideal;
+  model_result(&t, layout_bound(&p.q, 1, c->bits), layout_bound(&p.q, 0, c->bits),
+               p.path == NDX_PATH_TRANSPOSE ? NDX_GPU_TILE_BYTES(c->bits)
+               : d->stage_units             ? NDX_GPU_STAGE_BYTES
+                                            : 0,
+               groups, res);
 }
 
 /* ---- Gather and scatter cases --------------------------------------------------------- */
@@ -684,7 +703,7 @@ int gpu_model_run(const char *only, FILE *csv) {
     fprintf(csv, "case,path,load_use,load_bound,store_use,store_bound,wavefronts,ideal_wavefronts,"
                  "kib_in_flight_per_sm,below_bound,bank_conflicts\n");
   printf("ndx-bench gpu model: the gpu-shaped kernels (kernels/ndx_copy_gpu.h, ndx_index_gpu.h, "
-         "ndx_convert_items.h) "
+         "ndx_convert_items.h, ndx_convert_gpu.h) "
          "on an H100's memory system, %d-thread work-groups, %d sampled a case (a pass)\n",
          LOCAL, 3 * SAMPLE);
   printf("%-52s %-9s %-10s  %-10s  %5s  %6s\n", "case", "path", "load use", "store use", "smem",

@@ -14,13 +14,19 @@
  *                      element from its global id;
  *   ndx_convert_tile   the cpu shape's transposes, destinations of 8 bits and
  *                      up: work-item i converts tile i (ndx_convert_tile_wN);
+ *   ndx_convert_transpose  the gpu shape's transposes, destinations of 8
+ *                      bits and up: a work-group per tile, through the
+ *                      copy's tile (ndx_convert_gpu.h);
  *   ndx_convert_bytes  4-bit destinations: destination bytes from the
  *                      descriptor's `first`, the cpu shape's `chunk` of them
  *                      a work-item, the gpu shape's one at a time. */
 #include "ndx_convert_cpu.h"
+#ifdef NDX_SHAPE_GPU
+#include "ndx_convert_gpu.h"
+#endif
 
 #if defined(NDX_KERNEL_convert) || defined(NDX_KERNEL_convert_tile) ||                             \
-    defined(NDX_KERNEL_convert_bytes)
+    defined(NDX_KERNEL_convert_bytes) || defined(NDX_KERNEL_convert_transpose)
 #ifdef NDX_BOUNDS_CHECK
 #define NDX_CONVERT_GUARD ndx_gpu_guard g = {{dst_size, src_size}, status, (long)get_global_id(0)};
 #else
@@ -49,6 +55,14 @@ __kernel void ndx_convert_tile(NDX_LAUNCH_ARGS) {
   NDX_CONVERT_GUARD
   long t = (long)get_global_id(0);
   if (t < d->units) ndx_convert_tile_wN(d, dst, src, t, NDX_SRC_T, NDX_DST_T, &g);
+}
+#endif
+
+#if defined(NDX_KERNEL_convert_transpose) && defined(NDX_SHAPE_GPU)
+__kernel void ndx_convert_transpose(NDX_LAUNCH_ARGS) {
+  __local ulong2 tile[(NDX_GPU_TILE_BYTES(8) + 15) / 16];
+  NDX_CONVERT_GUARD
+  ndx_convert_transpose_wN(d, (__local uchar *)tile, dst, src, NDX_SRC_T, NDX_DST_T, &g);
 }
 #endif
 

@@ -4,19 +4,27 @@
  *
  * A conversion is planned as a copy is (the shared planner, at the
  * destination's width) and launched as the shared conversion planner says
- * (ndx_cuda_convert_fill, src/device/cuda_convert_plan.c): one of two
- * kernels, ndx_convert_elements, every launch-size-th C-order element from
- * a thread's global index, for destinations of 8 bits and up;
- * ndx_convert_bytes, every launch-size-th byte of a 4-bit destination,
- * each written whole by its one writer. The types are kernel arguments,
- * not template parameters: one kernel serves all 324 pairs (the values are
- * the same bits whichever way the switch is taken; a pair's own kernel
- * would fold it). The same type on both sides is ndx_cuda_copy. The
+ * (ndx_cuda_convert_fill, src/device/cuda_convert_plan.c): one of three
+ * kernels, ndx_convert_transpose, the copy's tiles converting between load
+ * and store (ndx_convert_gpu.h), for what the planner makes a transpose
+ * into 8 bits and up; ndx_convert_elements, every launch-size-th C-order
+ * element from a thread's global index, for the other destinations of 8
+ * bits and up; ndx_convert_bytes, every launch-size-th byte of a 4-bit
+ * destination, each written whole by its one writer. The types are kernel
+ * arguments, not template parameters: one kernel serves all 324 pairs (the
+ * values are the same bits whichever way the switch is taken; a pair's own
+ * kernel would fold it). The same type on both sides is ndx_cuda_copy. The
  * descriptor and pack go by value, as the gpu-shaped copy kernels' do
  * (ndx_copy_gpu.cu). */
 #include "ndx_gpu.h"
 
 #include "ndx_cuda_convert.cuh"
+#undef NDX_WIDE
+#define NDX_WIDE 0
+#include "ndx_convert_gpu.h"
+#undef NDX_WIDE
+#define NDX_WIDE 1
+#include "ndx_convert_gpu.h"
 
 extern "C" {
 #include "device/cuda_convert_plan.h"
@@ -41,6 +49,19 @@ static __global__ void __launch_bounds__(NDX_CUDA_CONVERT_THREADS)
                                (int64_t)gridDim.x * blockDim.x);
 }
 
+/* A transpose through the copy's tiles, converting between load and store
+ * (ndx_convert_gpu.h): a block per tile. */
+static __global__ void __launch_bounds__(NDX_CUDA_CONVERT_THREADS)
+    ndx_convert_transpose(const __grid_constant__ ndx_cuda_convert_args a, ndx_u8 *__restrict__ dst,
+                          const ndx_u8 *__restrict__ src, int st, int dt) {
+  __shared__ ndx_u128 tile[(NDX_GPU_TILE_BYTES(8) + 15) / 16];
+  ndx_gpu_guard g = {0};
+  if (ndx_launch_pack(&a.d)->wide)
+    ndx_convert_transpose_w64(&a.d, (ndx_u8 *)tile, dst, src, st, dt, &g);
+  else
+    ndx_convert_transpose_w32(&a.d, (ndx_u8 *)tile, dst, src, st, dt, &g);
+}
+
 extern "C" ndx_status ndx_cuda_convert(cudaStream_t stream, void *dst, const ndx_layout *dst_l,
                                        ndx_dtype dst_t, const void *src, const ndx_layout *src_l,
                                        ndx_dtype src_t) {
@@ -52,11 +73,14 @@ extern "C" ndx_status ndx_cuda_convert(cudaStream_t stream, void *dst, const ndx
   if (dst_t == src_t) return ndx_cuda_copy(stream, dst, dst_l, src, src_l, db);
   if (!dst || !src) return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn, !dst ? "dst" : "src");
   ndx_cuda_convert_launch c;
-  ndx_status s = ndx_cuda_convert_fill(&c, fn, dst_l, db, src_l, 0);
+  ndx_status s = ndx_cuda_convert_fill(&c, fn, dst_l, db, src_l, sb, 0);
   if (s != NDX_OK || c.blocks == 0) return s;
   bool bytes = c.family == NDX_CONVERT_BYTES;
   dim3 grid((unsigned)c.blocks);
-  if (bytes)
+  if (c.family == NDX_CONVERT_TRANSPOSE)
+    ndx_convert_transpose<<<grid, NDX_CUDA_CONVERT_THREADS, 0, stream>>>(
+        c.args, (ndx_u8 *)dst, (const ndx_u8 *)src, (int)src_t, (int)dst_t);
+  else if (bytes)
     ndx_convert_bytes<<<grid, NDX_CUDA_CONVERT_THREADS, 0, stream>>>(
         c.args, (ndx_u8 *)dst, (const ndx_u8 *)src, (int)src_t, (int)dst_t);
   else
@@ -65,5 +89,8 @@ extern "C" ndx_status ndx_cuda_convert(cudaStream_t stream, void *dst, const ndx
   cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? NDX_OK
                           : ndx_set_error(NDX_EDEVICE, "%s: launching ndx_convert_%s: %s", fn,
-                                          bytes ? "bytes" : "elements", cudaGetErrorName(e));
+                                          c.family == NDX_CONVERT_TRANSPOSE ? "transpose"
+                                          : bytes                           ? "bytes"
+                                                                            : "elements",
+                                          cudaGetErrorName(e));
 }

@@ -22,7 +22,9 @@
  * element within the unit (the model gives the unit's turn). */
 #include "ndx/ndx_device.h"
 #include "ndx_convert.h"
-#include "ndx_copy_gpu.h"
+#include "ndx_gpu_byte.h"
+#include "ndx_gpu_guard.h"
+#include "ndx_gpu_trace.h"
 #include "ndx_launch.h"
 
 #ifndef NDX_CONVERT_ITEMS_H

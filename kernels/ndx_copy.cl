@@ -147,12 +147,17 @@ NDX_FN int ndx_check_tile(NDX_PACK_ARG, int bits, long item, long chunk, ulong d
  * takes its launch descriptor, with the pack after it (ndx_launch.h). */
 #define NDX_LAUNCH_ARGS __constant const ndx_launch *d, NDX_BUFFER_ARGS NDX_CHECK_ARGS
 
-/* The gpu shape's bodies, whose bounds-check guard (ndx_gpu_guard) the
- * conversion bodies of both shapes use too (ndx_convert.cl). */
-#include "ndx_copy_gpu.h"
+/* The bounds-check guard, the byte writer and the (empty) access trace of
+ * the gpu shape's bodies and of both shapes' conversions (ndx_convert.cl),
+ * outside the shapes, as the embedded source holds each header once; the
+ * guard after ndx_check_elem. */
+#include "ndx_gpu_byte.h"
+#include "ndx_gpu_guard.h"
+#include "ndx_gpu_trace.h"
 
 #ifdef NDX_SHAPE_GPU
 /* The gpu shape (kernels/ndx_copy_gpu.h). */
+#include "ndx_copy_gpu.h"
 
 #ifdef NDX_BOUNDS_CHECK
 #define NDX_GPU_GUARD ndx_gpu_guard g = {{dst_size, src_size}, status, (long)get_global_id(0)};

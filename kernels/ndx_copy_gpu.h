@@ -24,64 +24,16 @@
  * stores any.
  *
  * Every body takes `bits` as a constant of its caller, so its switches
- * fold, and an ndx_gpu_guard: in the bounds_check build of the OpenCL
- * kernels it holds the buffer sizes, and an access outside them is skipped
- * and reported (ndx_gpu_in); otherwise it is empty and ndx_gpu_in is 1. */
+ * fold, and an ndx_gpu_guard (ndx_gpu_guard.h) that checks each access in
+ * the bounds_check build. */
 #include "ndx/ndx_device.h"
+#include "ndx_gpu_byte.h"
+#include "ndx_gpu_guard.h"
+#include "ndx_gpu_trace.h"
 #include "ndx_launch.h"
 
 #ifndef NDX_COPY_GPU_H
 #define NDX_COPY_GPU_H
-
-/* The GPU memory model (bench/gpu_model.c) compiles these bodies on the
- * host with NDX_GPU_TRACE defined, to see every access: `site` names the
- * access in the source (NDX_TRACE_*: global or work-group memory, load or
- * store), `step` the loop iteration it belongs to, so that the accesses of
- * the work-items of a warp at one site and step are one request. Elsewhere
- * it is nothing. */
-#ifndef NDX_GPU_TRACE
-NDX_FN void ndx_gpu_untraced(ndx_i64 v) {
-  (void)v;
-}
-#define NDX_GPU_TRACE(site, step, addr, bytes) ndx_gpu_untraced((site) + (step) + (bytes))
-#endif
-enum {
-  NDX_TRACE_LOCAL = 1, /* bit: work-group memory (else global) */
-  NDX_TRACE_STORE = 2, /* bit: a store (else a load) */
-  NDX_TRACE_ROWS = 4,  /* sites: multiples of 4, plus the bits above */
-  NDX_TRACE_GATHER = 8,
-  NDX_TRACE_TILE = 12,
-  NDX_TRACE_TILE_BITS = 16,
-  NDX_TRACE_TILE_BITS_KEEP = 20, /* the destination byte's bits kept */
-  NDX_TRACE_BYTES = 24,
-  NDX_TRACE_BYTES_KEEP = 28,
-  NDX_TRACE_STAGE = 32 /* rows through work-group memory */
-};
-
-#if defined(NDX_BOUNDS_CHECK) && defined(NDX_OPENCL_C)
-typedef struct ndx_gpu_guard {
-  ndx_u64 size[2]; /* the destination's and the source's bytes */
-  NDX_GLOBAL ndx_u32 *status;
-  ndx_i64 item;
-} ndx_gpu_guard;
-
-/* 1 when elements [pos, pos + n) of operand k lie in its buffer; else 0,
- * and the first work-item to find one records it (ndx_check_elem of
- * kernels/ndx_copy.cl). */
-NDX_FN int ndx_gpu_in(const ndx_gpu_guard *g, int k, ndx_i64 pos, ndx_i64 n, int bits) {
-  return !ndx_check_elem(k, pos, bits, g->size[k], g->item, g->status) &&
-         !ndx_check_elem(k, pos + n - 1, bits, g->size[k], g->item, g->status);
-}
-#else
-typedef struct ndx_gpu_guard {
-  int none;
-} ndx_gpu_guard;
-
-NDX_FN int ndx_gpu_in(const ndx_gpu_guard *g, int k, ndx_i64 pos, ndx_i64 n, int bits) {
-  (void)g, (void)k, (void)pos, (void)n, (void)bits;
-  return 1;
-}
-#endif
 
 /* This work-item's first unit and the launch's size: the stride of its loop. */
 #define NDX_GPU_FIRST_UNIT (NDX_GROUP_ID * NDX_LOCAL_SIZE + NDX_LOCAL_ID)
@@ -200,17 +152,6 @@ NDX_FN ndx_i64 ndx_gpu_joined(ndx_i64 g0, int r0, ndx_i64 a, int ext, ndx_i64 s,
   return (ndx_i64)(r - g * ext) * s + (g0 + g) * sg;
 }
 
-/* A bit field of `bits` bits set in the low bits of a byte at `shift`. */
-NDX_FN ndx_u32 ndx_gpu_field(int bits, int shift) {
-  return ((1u << bits) - 1u) << shift;
-}
-
-/* Writes `value` into the bits `mask` of destination byte `b`, keeping the
- * others: the work-item is the one writer of that byte. */
-NDX_FN void ndx_gpu_put_byte(NDX_GLOBAL ndx_u8 *dst, ndx_i64 b, ndx_u32 value, ndx_u32 mask) {
-  dst[b] = (ndx_u8)(mask == 0xffu ? value : ((dst[b] & ~mask) | (value & mask)));
-}
-
 #endif /* NDX_COPY_GPU_H */
 
 /* ==== Bodies, once per index form ============================================ */
@@ -225,6 +166,7 @@ NDX_FN void ndx_gpu_put_byte(NDX_GLOBAL ndx_u8 *dst, ndx_i64 b, ndx_u32 value, n
 #define ndx_gpu_rows_staged_wN NDX_WN(ndx_gpu_rows_staged_w32, ndx_gpu_rows_staged_w64)
 #define ndx_gpu_gather_wN NDX_WN(ndx_gpu_gather_w32, ndx_gpu_gather_w64)
 #define ndx_gpu_tile_at_wN NDX_WN(ndx_gpu_tile_at_w32, ndx_gpu_tile_at_w64)
+#define ndx_gpu_tile_source_wN NDX_WN(ndx_gpu_tile_source_w32, ndx_gpu_tile_source_w64)
 #define ndx_gpu_tile_load_wN NDX_WN(ndx_gpu_tile_load_w32, ndx_gpu_tile_load_w64)
 #define ndx_gpu_tile_store_wN NDX_WN(ndx_gpu_tile_store_w32, ndx_gpu_tile_store_w64)
 #define ndx_gpu_bits_load_wN NDX_WN(ndx_gpu_bits_load_w32, ndx_gpu_bits_load_w64)
@@ -454,21 +396,38 @@ NDX_FN ndx_gpu_tile_wN ndx_gpu_tile_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_
   return w;
 }
 
+/* Element e of phase 1's work on tile w (8 bits and up): the source
+ * position it loads, into *ps, and the byte of the tile it goes to, in row
+ * a = j - j0 at column b = k - k0 of elements `tb` bytes wide; -1 where it
+ * loads nothing. dk and dj: the joined matrix's extents (ndx_launch.h);
+ * ssk and ssj: the source's strides along k and j. */
+NDX_FN ndx_i64 ndx_gpu_tile_source_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
+                                      ndx_i64 e, ndx_i64 dk, ndx_i64 dj, ndx_i64 ssk, ndx_i64 ssj,
+                                      int tb, ndx_i64 *ps) {
+  ndx_i64 a = e / d->slots_k, b = e - a * d->slots_k;
+  if (w->j0 + a >= dj) return -1;
+  ndx_i64 row = w->pos[1] + w->k0 * ssk + ndx_gpu_joined(w->jg, w->jr, a, w->jext, ssj, w->jsg);
+  b -= ndx_gpu_realign(row, d->realign_k);
+  if (b < 0 || b >= d->tile_k || w->k0 + b >= dk) return -1;
+  *ps = row + b * ssk;
+  return a * d->pitch + b * tb;
+}
+
 /* Phase 1 (8 bits and up): work-item `lid` of `n` loads elements along
  * k, the source's unit axis, into row j - j0 of the tile, NDX_GPU_BATCH of
  * them (2 of 8 or 16 bytes) before it stores any; a row takes slots_k
  * work-items. `step`: the tile's turn in the work-group's loop, for
  * NDX_GPU_TRACE. Along k and j, those of the joined matrix (ndx_launch.h):
- * dk here is its k extent, and phase 2's dj its j extent. */
+ * dk and dj are its extents. */
 NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
                                  NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
                                  int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
                                  const ndx_gpu_guard *g) {
   NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
   int r = (int)p->rank, eb = bits / 8;
-  ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1);
+  ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1) * d->join_j;
   ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
-  ndx_i64 tk = d->tile_k, slots = d->slots_k, elems = slots * d->tile_j;
+  ndx_i64 elems = d->slots_k * d->tile_j;
   /* 8- and 16-byte elements two at a time: four and their addresses spill
    * on sm_90 */
   int nb = eb >= 8 ? NDX_GPU_BATCH / 2 : NDX_GPU_BATCH;
@@ -476,19 +435,14 @@ NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu
     ndx_u128 v[NDX_GPU_BATCH];
     int at[NDX_GPU_BATCH]; /* a byte of the tile, or -1 */
     for (int i = 0; i < nb; i++) {
-      ndx_i64 e = e0 + i * n, a = e / slots, b = e - a * slots;
-      ndx_i64 j = w->j0 + a, it = step * 1024 + (e - lid) / n;
+      ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n, ps = 0, t = -1;
       at[i] = -1;
       v[i].x = v[i].y = 0;
-      if (e >= elems || j >= dj * d->join_j) continue;
-      ndx_i64 row = w->pos[1] + w->k0 * ssk + ndx_gpu_joined(w->jg, w->jr, a, w->jext, ssj, w->jsg);
-      b -= ndx_gpu_realign(row, d->realign_k);
-      if (b < 0 || b >= tk || w->k0 + b >= dk) continue;
-      ndx_i64 ps = row + b * ssk;
-      if (!ndx_gpu_in(g, 1, ps, 1, bits)) continue;
+      if (e < elems) t = ndx_gpu_tile_source_wN(d, w, e, dk, dj, ssk, ssj, eb, &ps);
+      if (t < 0 || !ndx_gpu_in(g, 1, ps, 1, bits)) continue;
       NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ps * eb, eb);
       v[i] = ndx_gpu_load(src, ps, eb);
-      at[i] = (int)(a * d->pitch + b * eb);
+      at[i] = (int)t;
     }
     for (int i = 0; i < nb; i++) {
       if (at[i] < 0) continue;

@@ -39,6 +39,7 @@
  * atomics) and are not traced. */
 #include "ndx/ndx_device.h"
 #include "ndx_copy_gpu.h"
+#include "ndx_gpu_byte.h"
 #include "ndx_index_launch.h"
 
 #ifndef NDX_INDEX_GPU_H

@@ -18,6 +18,7 @@
 
 #include "cl_env.h"
 #include "convert_ref.h"
+#include "device/cl_runtime.h" /* ndx_cl_convert_kernel_name */
 #include "oracle.h"
 
 static cl_env env;
@@ -160,6 +161,58 @@ Test(cl_convert, flips_broadcasts_transposes_and_odd_starts) {
     s = contiguous(2, (int64_t[]){0, 7}, 0);
     check_convert(&d, dt, &s, st, seed + 5);
   }
+}
+
+/* Transposes that convert take the shape's tile path, the cpu shape's
+ * ndx_convert_tile and the gpu shape's ndx_convert_transpose (the copy's
+ * tiles, converting between load and store), so that a planner that stops
+ * taking it fails here: several tiles with edges, batches, tiles joined
+ * with the batch axes, flips along either tile axis, source rows off the
+ * sectors (long tiles that realign), into 8 to 64 bits from 4 to 64. */
+Test(cl_convert, transposes_take_the_tile_path, .timeout = 600) {
+  cl_env_need(&env);
+  static const ndx_dtype tpairs[][2] = {
+      {NDX_F32, NDX_BF16}, {NDX_BF16, NDX_F32}, {NDX_F16, NDX_F8E4M3FN}, {NDX_I8, NDX_F64},
+      {NDX_F64, NDX_I16},  {NDX_U4, NDX_F32},   {NDX_F32, NDX_U8},       {NDX_BOOL, NDX_F16},
+  };
+  int64_t jshape[6] = {3, 20, 31, 2, 20, 29};
+  int32_t jperm[6] = {5, 1, 3, 4, 0, 2};
+  ndx_layout jparent = contiguous(6, jshape, 0), jsrc;
+  cr_assert_eq(ndx_permute(&jsrc, &jparent, jperm), NDX_OK);
+  ndx_layout bparent = contiguous(3, (int64_t[]){3, 40, 65}, 0), bsrc;
+  cr_assert_eq(ndx_permute(&bsrc, &bparent, (int32_t[]){0, 2, 1}), NDX_OK);
+  const struct {
+    ndx_layout d, s;
+  } cases[] = {
+      /* 4 x 3 tiles with edges, a padded source at an offset */
+      {contiguous(2, (int64_t[]){100, 70}, 0),
+       make(2, (int64_t[]){100, 70}, (int64_t[]){1, 101}, 3)},
+      /* batches */
+      {contiguous(3, (int64_t[]){3, 65, 40}, 1), bsrc},
+      /* tiles joined with the batch axes */
+      {contiguous(6, jsrc.shape, 0), jsrc},
+      /* flipped along j, and along k */
+      {contiguous(2, (int64_t[]){70, 100}, 0),
+       make(2, (int64_t[]){70, 100}, (int64_t[]){1, -70}, 70 * 99)},
+      {contiguous(2, (int64_t[]){70, 100}, 0),
+       make(2, (int64_t[]){70, 100}, (int64_t[]){-1, 70}, 69)},
+      /* source rows off the sectors, long along k */
+      {contiguous(2, (int64_t[]){300, 70}, 0),
+       make(2, (int64_t[]){300, 70}, (int64_t[]){1, 301}, 1)},
+  };
+  bool gpu = strcmp(ndx_cl_shape(env.cl), "gpu") == 0;
+  const char *want = gpu ? "ndx_convert_transpose from " : "ndx_convert_tile from ";
+  for (size_t k = 0; k < sizeof tpairs / sizeof *tpairs; k++)
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+      ndx_dtype st = tpairs[k][0], dt = tpairs[k][1];
+      char name[64];
+      cr_assert_eq(
+          ndx_cl_convert_kernel_name(env.cl, &cases[c].d, dt, &cases[c].s, st, name, sizeof name),
+          NDX_OK, "%s", ndx_last_error());
+      cr_assert(strncmp(name, want, strlen(want)) == 0, "%s to %s, case %zu: %s, want %s...",
+                ndx_dtype_name(st), ndx_dtype_name(dt), c, name, want);
+      check_convert(&cases[c].d, dt, &cases[c].s, st, 400 + 10 * k + c);
+    }
 }
 
 Test(cl_convert, a_4_bit_destination_keeps_the_nibble_it_does_not_own) {

@@ -1,7 +1,8 @@
 /* test_convert_emulate.cu: ndx's CUDA conversion kernels, run thread by
  * thread on the host.
  *
- * The kernels' bodies (kernels/ndx_cuda_convert.cuh) are __host__ __device__
+ * The kernels' bodies (kernels/ndx_cuda_convert.cuh, and the transpose's
+ * phases in ndx_convert_gpu.h and ndx_copy_gpu.h) are __host__ __device__
  * functions of a thread's place in the launch; here each conversion is
  * launched as ndx_cuda_convert launches it (ndx_cuda_convert_fill,
  * src/device/cuda_convert_plan.c: the shared planner's family, blocks and
@@ -42,6 +43,13 @@
 #include "ndx_gpu.h"
 
 #include "ndx_cuda_convert.cuh"
+#undef NDX_WIDE
+#define NDX_WIDE 0
+#include "ndx_convert_gpu.h"
+#undef NDX_WIDE
+#define NDX_WIDE 1
+#include "ndx_convert_gpu.h"
+#undef NDX_WIDE
 
 extern "C" {
 #include "convert_ref.h"
@@ -177,10 +185,50 @@ static uint8_t pattern(size_t i) {
 static long long runs[NDX_CONVERT_FAMILIES][2]; /* [family][wide] conversions emulated */
 static long long looped;                        /* ... on one block, threads looping */
 
+/* Runs transpose launch c (NDX_CONVERT_TRANSPOSE) on `blocks` blocks,
+ * ndx_convert_transpose_wN's loop a phase at a time: every thread of a
+ * block loads its part of a tile, then every thread stores its part, in
+ * reverse order with `reverse`. */
+static void emulate_transpose(const ndx_cuda_convert_launch &c, int64_t blocks, uint8_t *dst,
+                              const uint8_t *src, int st, int dt, bool reverse) {
+  static ndx_u8 tile[NDX_GPU_TILE_BYTES(8)];
+  const ndx_launch *d = &c.args.d;
+  const int64_t n = NDX_CUDA_CONVERT_THREADS;
+  ndx_gpu_guard g = {0};
+  int db = ndx_cv_bits(dt);
+  bool wide = ndx_launch_pack(d)->wide != 0;
+  for (int64_t b = 0; b < blocks; b++)
+    for (int64_t t = b, step = 0; t < d->units; t += blocks, step++) {
+      memset(tile, 0xa5, sizeof tile);
+      ndx_gpu_tile_w32 w32 = {};
+      ndx_gpu_tile_w64 w64 = {};
+      if (wide)
+        w64 = ndx_gpu_tile_at_w64(d, t, db);
+      else
+        w32 = ndx_gpu_tile_at_w32(d, t, db);
+      for (int phase = 0; phase < 2; phase++)
+        for (int64_t k = 0; k < n; k++) {
+          int64_t l = reverse ? n - 1 - k : k;
+          if (phase == 0 && wide)
+            ndx_convert_tile_load_w64(d, &w64, tile, src, st, dt, l, n, step, &g);
+          else if (phase == 0)
+            ndx_convert_tile_load_w32(d, &w32, tile, src, st, dt, l, n, step, &g);
+          else if (wide)
+            ndx_gpu_tile_store_w64(d, &w64, tile, dst, db, l, n, step, &g);
+          else
+            ndx_gpu_tile_store_w32(d, &w32, tile, dst, db, l, n, step, &g);
+        }
+    }
+}
+
 /* Runs every thread of launch c's grid (one block with `one_block`), in
  * reverse order with `reverse`. */
 static void emulate(const ndx_cuda_convert_launch &c, uint8_t *dst, const uint8_t *src, int st,
                     int dt, bool one_block, bool reverse) {
+  if (c.family == NDX_CONVERT_TRANSPOSE) {
+    emulate_transpose(c, one_block ? 1 : c.blocks, dst, src, st, dt, reverse);
+    return;
+  }
   int64_t n = (one_block ? 1 : c.blocks) * NDX_CUDA_CONVERT_THREADS;
   for (int64_t k = 0; k < n; k++) {
     int64_t tid = reverse ? n - 1 - k : k;
@@ -201,13 +249,15 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
   ndx_format(dtext, sizeof dtext, d);
   ndx_format(stext, sizeof stext, s);
   ndx_cuda_convert_launch c;
-  ndx_status stat = ndx_cuda_convert_fill(&c, "test_convert_emulate", d, db, s, flags);
+  ndx_status stat = ndx_cuda_convert_fill(&c, "test_convert_emulate", d, db, s, sb, flags);
   if (stat != NDX_OK) {
     snprintf(why, size, "%s to %s, dst %s, src %s: plan: %s", ndx_dtype_name(st),
              ndx_dtype_name(dt), dtext, stext, ndx_last_error());
     return false;
   }
-  if (c.blocks > 0 && c.family != (db < 8 ? NDX_CONVERT_BYTES : NDX_CONVERT_ELEMENTS)) {
+  int family = db < 8 ? NDX_CONVERT_BYTES : NDX_CONVERT_ELEMENTS;
+  if (db >= 8 && c.family == NDX_CONVERT_TRANSPOSE) family = NDX_CONVERT_TRANSPOSE;
+  if (c.blocks > 0 && c.family != family) {
     snprintf(why, size, "%s to %s: family %d for %d-bit destinations", ndx_dtype_name(st),
              ndx_dtype_name(dt), c.family, db);
     return false;
@@ -364,7 +414,8 @@ int main(int argc, char **argv) {
     tap(failures == 0, name, why.c_str());
   }
   /* every kernel ran in both index forms, and threads looped */
-  const char *families[NDX_CONVERT_FAMILIES] = {"ndx_convert_elements", "", "ndx_convert_bytes"};
+  const char *families[NDX_CONVERT_FAMILIES] = {"ndx_convert_elements", "", "ndx_convert_bytes",
+                                                "ndx_convert_transpose"};
   for (int f = 0; f < NDX_CONVERT_FAMILIES; f++)
     for (int wide = 0; wide < 2; wide++) {
       if (f == NDX_CONVERT_TILE) continue; /* the cpu shape's */

@@ -8,8 +8,10 @@
  * of the CUDA suites (tests/cuda_cases.h: random pairs of ranks 0 to 8 and
  * named cases that reach every tile and edge) at every width, in both index
  * forms, and the whole destination buffer, margin included, is compared
- * with oracle.h's reference. In the sanitizer build every access the
- * bodies make is checked too. */
+ * with oracle.h's reference. So are the conversions of transposes through
+ * the copy's tile (kernels/ndx_convert_gpu.h), planned as both runtimes
+ * plan them (ndx_launch_gpu_convert), against convert_ref.h. In the
+ * sanitizer build every access the bodies make is checked too. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +28,14 @@ static int64_t emu_lid, emu_gid, emu_local, emu_groups;
 #define NDX_GROUPS emu_groups
 #undef NDX_WIDE
 #define NDX_WIDE 0
+#include "ndx_convert_gpu.h"
 #include "ndx_copy_gpu.h"
 #undef NDX_WIDE
 #define NDX_WIDE 1
+#include "ndx_convert_gpu.h"
 #include "ndx_copy_gpu.h"
 
+#include "convert_ref.h"
 #include "cuda_cases.h"
 
 /* Work-items per work-group, and a cap on work-groups small enough that
@@ -311,4 +316,130 @@ Test(gpu_emulate, tiles_joined_with_batch_axes_every_width, .timeout = 600) {
       check_case(&c, false, paths);
       check_case(&c, true, paths);
     }
+}
+
+/* Runs conversion launch `d` of transpose plan `p` from type st into dt
+ * (ndx_convert_transpose_wN's loop, a phase at a time). */
+static void run_convert(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx_u8 *dst,
+                        const ndx_u8 *src, int st, int dt) {
+  ndx_gpu_guard g = {0};
+  int db = ndx_cv_bits(dt);
+  emu_local = LOCAL, emu_groups = groups;
+  for (emu_gid = 0; emu_gid < groups; emu_gid++)
+    for (int64_t t = emu_gid, step = 0; t < d->units; t += groups, step++) {
+      memset(tile, 0xa5, sizeof tile);
+      if (p->wide) {
+        ndx_gpu_tile_w64 w = ndx_gpu_tile_at_w64(d, t, db);
+        for (int64_t l = 0; l < LOCAL; l++)
+          ndx_convert_tile_load_w64(d, &w, tile, src, st, dt, l, LOCAL, step, &g);
+        for (int64_t l = 0; l < LOCAL; l++)
+          ndx_gpu_tile_store_w64(d, &w, tile, dst, db, l, LOCAL, step, &g);
+      } else {
+        ndx_gpu_tile_w32 w = ndx_gpu_tile_at_w32(d, t, db);
+        for (int64_t l = 0; l < LOCAL; l++)
+          ndx_convert_tile_load_w32(d, &w, tile, src, st, dt, l, LOCAL, step, &g);
+        for (int64_t l = 0; l < LOCAL; l++)
+          ndx_gpu_tile_store_w32(d, &w, tile, dst, db, l, LOCAL, step, &g);
+      }
+    }
+}
+
+/* Converts the transpose of case c from type st into dt, planned at the
+ * destination's width as the runtimes plan it (in the 64-bit form where
+ * `wide`), into a patterned destination, and compares the whole buffer
+ * with the reference; the launch into *out. */
+static void check_convert_case(const cuda_case *c, ndx_dtype st, ndx_dtype dt, bool wide,
+                               ndx_launch *out) {
+  char what[2048];
+  cuda_describe(what, sizeof what, c);
+  int sb = ndx_dtype_bits(st), db = ndx_dtype_bits(dt);
+  ndx_copy_plan p;
+  cr_assert_eq(
+      ndx_copy_plan_make(&p, "test", &c->dst, &c->src, db, &ndx_gpu_caps, wide ? NDX_COPY_WIDE : 0),
+      NDX_OK, "%s: %s", what, ndx_last_error());
+  cr_assert_eq(p.path, NDX_PATH_TRANSPOSE, "%s: path %s", what, ndx_copy_path_name(p.path));
+  size_t nd = cuda_case_bytes(&c->dst, db), ns = cuda_case_bytes(&c->src, sb);
+  ndx_u8 *src = malloc(ns), *got = malloc(nd), *want = malloc(nd);
+  cr_assert(src && got && want);
+  cuda_fill(src, ns, 7);
+  cuda_fill(got, nd, 11);
+  memcpy(want, got, nd);
+  for (int64_t k = 0, n = oracle_numel(&c->dst); k < n; k++)
+    ref_convert_elem(want, oracle_position_of(&c->dst, k), dt, src, oracle_position_of(&c->src, k),
+                     st);
+  uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
+  ndx_launch *d = (ndx_launch *)buf;
+  int64_t groups;
+  ndx_launch_gpu_convert(&p, sb, LOCAL, MAX_GROUPS, d, &groups);
+  cr_assert_eq(ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d), NDX_OK);
+  run_convert(&p, d, groups, got, src, (int)st, (int)dt);
+  int64_t at = cuda_first_difference(got, want, nd);
+  cr_assert(at < 0, "%s, %s to %s, %s form: byte %lld is 0x%02x, want 0x%02x", what,
+            ndx_dtype_name(st), ndx_dtype_name(dt), wide ? "64-bit" : "32-bit", (long long)at,
+            at >= 0 ? got[at] : 0, at >= 0 ? want[at] : 0);
+  *out = *d;
+  free(src), free(got), free(want);
+}
+
+/* The type pairs the conversions below run: narrower, wider and the same
+ * width, floats and integers, a 4-bit source and bool. */
+static const ndx_dtype convert_pairs[][2] = {
+    {NDX_F32, NDX_BF16}, {NDX_BF16, NDX_F32}, {NDX_F16, NDX_F8E4M3FN}, {NDX_I8, NDX_F64},
+    {NDX_F64, NDX_I16},  {NDX_U4, NDX_F32},   {NDX_F32, NDX_U8},       {NDX_BOOL, NDX_F16},
+};
+#define CONVERT_PAIRS (sizeof convert_pairs / sizeof *convert_pairs)
+
+/* Random batched transposes of padded rows at random offsets, flipped
+ * along k, along j or neither (ndx_gpu_tile_source_wN's edges, realigned
+ * rows and batches), each pair in both forms. */
+Test(gpu_emulate, converted_random_transposes, .timeout = 600) {
+  oracle_rng r = {32};
+  for (int k = 0; k < 48; k++) {
+    const ndx_dtype *t = convert_pairs[k % CONVERT_PAIRS];
+    int64_t nb = oracle_between(&r, 1, 3), a = oracle_between(&r, 2, 150);
+    int64_t b = oracle_between(&r, 2, 150);
+    int64_t offd = oracle_between(&r, 0, 5), offs = oracle_between(&r, 0, 5);
+    int64_t pd = b + offd + oracle_between(&r, 0, 9), ps = a + offs + oracle_between(&r, 0, 9);
+    cuda_case c = {.bits = ndx_dtype_bits(t[1])};
+    snprintf(c.name, sizeof c.name, "converted transpose %d", k);
+    cuda_padded_transpose(&c, nb, a, b, pd, offd, ps, offs);
+    int64_t flip = oracle_between(&r, 0, 3); /* 1: along k, 2: along j */
+    if (flip == 1 || flip == 2) {
+      ndx_range fr[3] = {{0, nb, 1}, {0, a, 1}, {0, b, 1}};
+      fr[flip] = (ndx_range){flip == 1 ? a - 1 : b - 1, flip == 1 ? a : b, -1};
+      ndx_layout f;
+      cr_assert_eq(ndx_slice(&f, &c.src, fr), NDX_OK, "%s", ndx_last_error());
+      c.src = f;
+    }
+    ndx_launch d;
+    check_convert_case(&c, t[0], t[1], k % 2 == 1, &d);
+  }
+}
+
+/* Tiles joined with the batch axes, and long tiles whose source rows start
+ * off the sectors: phase 1 realigns on the source's sectors (its elements
+ * of a sector, not the destination's), every pair in both forms. */
+Test(gpu_emulate, converted_joined_and_realigned_transposes, .timeout = 600) {
+  int64_t shape[6] = {3, 20, 31, 2, 20, 29};
+  int32_t perm[6] = {5, 1, 3, 4, 0, 2};
+  for (size_t k = 0; k < CONVERT_PAIRS; k++) {
+    ndx_dtype st = convert_pairs[k][0], dt = convert_pairs[k][1];
+    int sb = ndx_dtype_bits(st);
+    cuda_case c = {.bits = ndx_dtype_bits(dt)};
+    snprintf(c.name, sizeof c.name, "converted joined tiles");
+    c.src = cuda_contig(6, shape);
+    ndx_layout v = cuda_permuted(&c.src, perm);
+    c.dst = cuda_contig(6, v.shape);
+    c.src = v;
+    ndx_launch d;
+    for (int wide = 0; wide < 2; wide++) check_convert_case(&c, st, dt, wide, &d);
+    cr_assert(d.join_k > 1 && d.join_j > 1, "%s to %s: joins %lld x %lld", ndx_dtype_name(st),
+              ndx_dtype_name(dt), (long long)d.join_k, (long long)d.join_j);
+    snprintf(c.name, sizeof c.name, "converted realigned tiles");
+    cuda_padded_transpose(&c, 2, 300, 70, 96 * 8, 0, 301, 1);
+    for (int wide = 0; wide < 2; wide++) check_convert_case(&c, st, dt, wide, &d);
+    int64_t want = sb >= 8 && d.tile_k > NDX_GPU_WARP ? NDX_GPU_SECTOR / (sb / 8) : 0;
+    cr_assert_eq(d.realign_k, want, "%s to %s: realign_k %lld over %lld", ndx_dtype_name(st),
+                 ndx_dtype_name(dt), (long long)d.realign_k, (long long)d.tile_k);
+  }
 }

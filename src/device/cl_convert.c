@@ -6,7 +6,9 @@
  * for the destination, the pack written at the end), at the destination's
  * width, and runs one kernel of kernels/ndx_convert.cl for its pair of
  * types: ndx_convert element by element for destinations of 8 bits and up,
- * on the cpu shape ndx_convert_tile for what the planner makes a transpose,
+ * for what the planner makes a transpose ndx_convert_tile on the cpu shape
+ * and ndx_convert_transpose, the copy's tiles converting between load and
+ * store (ndx_launch_gpu_convert), on the gpu shape,
  * ndx_convert_bytes a destination byte at a time for 4-bit destinations,
  * so that no two work-items write one byte. The family and the geometry
  * are the shared planner's (ndx_launch_convert, host/launch.h), from the
@@ -67,7 +69,7 @@ static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst
   if (cl->shape == NDX_CL_SHAPE_GPU) z.local = (int64_t)plan->local; /* the kernel's, maybe less */
   ndx_launch d;
   int64_t work;
-  ndx_launch_convert(&p, &z, &d, &work);
+  ndx_launch_convert(&p, sb, &z, &d, &work);
   return ndx_cl_plan_launch(fn, plan, &p, &d, z.local ? work * z.local : work);
 }
 
@@ -93,6 +95,16 @@ ndx_status ndx_cl_convert(ndx_cl *cl, cl_command_queue queue, cl_mem dst, const 
   ndx_cl_plan plan;
   ndx_status s = convert_plan(fn, cl, dst_l, dst_t, src_l, src_t, &plan);
   if (s == NDX_OK) s = ndx_cl_plan_enqueue_as(fn, &plan, queue, dst, src, nwait, wait, done);
+  if (plan.launch) clReleaseMemObject(plan.launch);
+  return s;
+}
+
+ndx_status ndx_cl_convert_kernel_name(ndx_cl *cl, const ndx_layout *dst_l, ndx_dtype dst_t,
+                                      const ndx_layout *src_l, ndx_dtype src_t, char *name,
+                                      size_t size) {
+  ndx_cl_plan plan;
+  ndx_status s = convert_plan("ndx_cl_convert", cl, dst_l, dst_t, src_l, src_t, &plan);
+  if (s == NDX_OK) snprintf(name, size, "%s", plan.kernel_name);
   if (plan.launch) clReleaseMemObject(plan.launch);
   return s;
 }

@@ -130,6 +130,14 @@ const char *ndx_cl_convert_family(int kind);
 ndx_status ndx_cl_convert_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int src_t,
                                  int dst_t, cl_kernel *kernel, size_t *local);
 
+/* The kernel ndx_cl_convert runs to convert src_l (type src_t, distinct
+ * from dst_t) into dst_l, named as its bounds-check reports name it
+ * ("ndx_convert_transpose from f32 to bf16"), into `name`: the path the
+ * conversion takes, for its tests. */
+ndx_status ndx_cl_convert_kernel_name(ndx_cl *cl, const ndx_layout *dst_l, ndx_dtype dst_t,
+                                      const ndx_layout *src_l, ndx_dtype src_t, char *name,
+                                      size_t size);
+
 void ndx_cl_release_kernels(ndx_cl *cl);
 
 /* NDX_EINVAL unless `queue` is of cl's context and device. */

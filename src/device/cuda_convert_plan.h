@@ -17,7 +17,8 @@
 extern "C" {
 #endif
 
-/* A conversion's launch: its kernel (an ndx_convert_family: elements for
+/* A conversion's launch: its kernel (an ndx_convert_family: the copy's
+ * transpose for transposes into 8 bits and up, elements for the other
  * destinations of 8 bits and up, bytes below) and arguments, and the blocks
  * of NDX_CUDA_CONVERT_THREADS to launch (0: nothing to convert). */
 typedef struct ndx_cuda_convert_launch {
@@ -27,11 +28,12 @@ typedef struct ndx_cuda_convert_launch {
 } ndx_cuda_convert_launch;
 
 /* Fills *c for a conversion into dst_l of `dst_bits`-bit elements from
- * src_l, with the copy planner's `copy_flags` (NDX_COPY_WIDE: the 64-bit
- * index form even where 32 bits do); no CUDA call. Errors name `fn`. */
+ * src_l of `src_bits`-bit ones, with the copy planner's `copy_flags`
+ * (NDX_COPY_WIDE: the 64-bit index form even where 32 bits do); no CUDA
+ * call. Errors name `fn`. */
 ndx_status ndx_cuda_convert_fill(ndx_cuda_convert_launch *c, const char *fn,
                                  const ndx_layout *dst_l, int dst_bits, const ndx_layout *src_l,
-                                 unsigned copy_flags);
+                                 int src_bits, unsigned copy_flags);
 
 #ifdef __cplusplus
 }

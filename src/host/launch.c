@@ -105,8 +105,12 @@ static int64_t slots(int64_t len, int64_t sector) {
  * transpose axes are r-2 (k, the source's unit axis) and r-1 (j, the
  * destination's), of extents dk x dj (ndx_launch.h): its shape, which
  * sides realign, and the first pitch that leaves the banks clear within
- * NDX_GPU_TILE_BYTES (else the row's own bytes). */
-static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int64_t dk, int64_t dj) {
+ * NDX_GPU_TILE_BYTES (else the row's own bytes). The source's elements are
+ * `src_bits` wide (a conversion's; a copy's are `bits`): the tile holds
+ * `bits`-bit elements, and the source's sectors decide whether its rows
+ * are on them and how phase 1 realigns (a 4-bit source: never). */
+static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_bits, int64_t dk,
+                       int64_t dj) {
   /* square; a side shorter than the square's with the other not: that
    * side whole, the other as long as the tile allows (a 3 x 1000003
    * transpose, whose 32 x 32 tiles would leave 29 lanes of 32 idle on one
@@ -117,20 +121,20 @@ static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int64_t d
    * first (a 16-bit 6000 x 5000 source). */
   int r = q->rank;
   int64_t eb = bits / 8, side = NDX_GPU_TILE_SIDE(bits), elems = side * side;
-  int64_t tk = side, tj = side, run = NDX_GPU_TILE_RUN / eb;
+  int64_t tk = side, tj = side, run = NDX_GPU_TILE_RUN / eb, es = src_bits / 8;
   if (d->join_k * d->join_j > 1 && dk * dj * eb <= NDX_GPU_TILE_BYTES(bits))
     tk = dk, tj = dj;
   else if (dk < side && dj >= side)
     tk = dk, tj = long_side(dj, tk, eb, elems, side);
   else if (dj < side && dk >= side)
     tj = dj, tk = long_side(dk, tj, eb, elems, side);
-  else if (dk > side && !rows_on_sectors(q, 1, r - 2, side, eb))
+  else if (dk > side && es > 0 && !rows_on_sectors(q, 1, r - 2, side, es))
     tk = dk < run ? dk : run;
   else if (dj > side && !rows_on_sectors(q, 0, r - 1, side, eb))
     tj = dj < run ? dj : run;
   d->tile_k = tk, d->tile_j = tj, d->pitch = tk * eb;
   bool unit_k = q->strides[1][r - 2] == 1; /* not -1: realigning needs the row's first element */
-  d->realign_k = unit_k ? realign(rows_on_sectors(q, 1, r - 2, tk, eb), tk, eb) : 0;
+  d->realign_k = unit_k && es > 0 ? realign(rows_on_sectors(q, 1, r - 2, tk, es), tk, es) : 0;
   d->realign_j = realign(rows_on_sectors(q, 0, r - 1, tj, eb), tj, eb);
   d->slots_k = slots(tk, d->realign_k), d->slots_j = slots(tj, d->realign_j);
   for (int64_t pitch = tk * eb; tj * pitch <= NDX_GPU_TILE_BYTES(bits); pitch += eb)
@@ -190,8 +194,10 @@ static bool rows_stage(ndx_launch *d, const ndx_operands *q, int bits, int64_t l
   return true;
 }
 
-void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, ndx_launch *d,
-                    int64_t *groups) {
+/* ndx_launch_gpu and ndx_launch_gpu_convert: plan p's launch, its source
+ * elements `src_bits` wide. */
+static void launch_gpu(const ndx_copy_plan *p, int src_bits, int64_t local, int64_t max_groups,
+                       ndx_launch *d, int64_t *groups) {
   const ndx_operands *q = &p->q;
   int r = q->rank;
   memset(d, 0, sizeof *d);
@@ -215,7 +221,7 @@ void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, n
       d->tile_k = d->tile_j = d->slots_k = d->slots_j = NDX_GPU_TILE_SIDE(p->bits);
       d->pitch = NDX_GPU_TILE_BITS_PITCH;
     } else {
-      tile_shape(d, q, p->bits, dk, dj);
+      tile_shape(d, q, p->bits, src_bits, dk, dj);
     }
     d->tiles_j = ndx_ceil_div(dj, d->tile_j);
     d->row_units = ndx_ceil_div(dk, d->tile_k) * d->tiles_j;
@@ -236,4 +242,14 @@ void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, n
     *groups = ndx_ceil_div(d->units, local * NDX_GPU_BATCH);
   }
   if (*groups > max_groups) *groups = max_groups;
+}
+
+void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, ndx_launch *d,
+                    int64_t *groups) {
+  launch_gpu(p, p->bits, local, max_groups, d, groups);
+}
+
+void ndx_launch_gpu_convert(const ndx_copy_plan *p, int src_bits, int64_t local, int64_t max_groups,
+                            ndx_launch *d, int64_t *groups) {
+  launch_gpu(p, src_bits, local, max_groups, d, groups);
 }

@@ -27,6 +27,14 @@ extern const ndx_copy_caps ndx_gpu_caps;
 void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, ndx_launch *d,
                     int64_t *groups);
 
+/* ndx_launch_gpu for a conversion's transpose from `src_bits`-bit source
+ * elements, plan p made at the destination's width: the tile holds
+ * converted elements (kernels/ndx_convert_gpu.h), so its shape, pitch and
+ * phase 2 are the destination's, and phase 1 realigns on the source's
+ * sectors (a 4-bit source's: never). Other paths as ndx_launch_gpu. */
+void ndx_launch_gpu_convert(const ndx_copy_plan *p, int src_bits, int64_t local, int64_t max_groups,
+                            ndx_launch *d, int64_t *groups);
+
 /* The cpu shape's tuned work sizes (a runtime's tuning table: the OpenCL
  * runtime's NDX_CL_* of src/device/cl_tuning.h). */
 typedef struct ndx_cpu_tuning {
@@ -49,6 +57,8 @@ typedef enum ndx_convert_family {
   NDX_CONVERT_ELEMENTS, /* destinations of 8 bits and up, element by element */
   NDX_CONVERT_TILE,     /* the cpu shape's transposes, 8 bits and up, a tile at a time */
   NDX_CONVERT_BYTES,    /* 4-bit destinations, a destination byte at a time */
+  NDX_CONVERT_TRANSPOSE, /* the gpu shape's transposes, 8 bits and up: the copy's tile a
+                            work-group, converting between its load and store */
   NDX_CONVERT_FAMILIES
 } ndx_convert_family;
 
@@ -71,19 +81,22 @@ ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_l
                                  const ndx_layout *src, int dst_bits, unsigned flags);
 
 /* The family that runs conversion plan `p` (ndx_convert_plan_make) on
- * the shape of `z`: bytes below 8 bits; on the cpu shape, tiles for what
- * the planner makes a transpose; else elements. */
+ * the shape of `z`: bytes below 8 bits; for what the planner makes a
+ * transpose, tiles on the cpu shape and the copy's transpose on the gpu
+ * shape; else elements. */
 ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, const ndx_convert_sizes *z);
 
 /* Fills `d` for conversion plan `p` (ndx_convert_plan_make, at least one
- * element: every path but empty, the buffer path too, takes a kernel) on
- * the shape of `z` and returns the family that runs it
- * (ndx_convert_family_of): `units` (elements, tiles, or destination bytes
- * from `first`), and on the cpu shape `chunk`, the units of a work-item (a
- * tile's `tile_k`, `tile_j`, `tiles_j` and `row_units` for tiles). *work is
- * the work-groups to launch on the gpu shape, one work-item a unit up to
- * z->max_groups, else the work-items. Cannot fail. */
-ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, const ndx_convert_sizes *z,
-                                      ndx_launch *d, int64_t *work);
+ * element: every path but empty, the buffer path too, takes a kernel) from
+ * `src_bits`-bit source elements on the shape of `z` and returns the family
+ * that runs it (ndx_convert_family_of): `units` (elements, tiles, or
+ * destination bytes from `first`), on the cpu shape `chunk`, the units of a
+ * work-item (a tile's `tile_k`, `tile_j`, `tiles_j` and `row_units` for
+ * tiles), and for the gpu shape's transposes ndx_launch_gpu_convert's tile.
+ * *work is the work-groups to launch on the gpu shape, one work-item a unit
+ * (a work-group a tile) up to z->max_groups, else the work-items. Cannot
+ * fail. */
+ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,
+                                      const ndx_convert_sizes *z, ndx_launch *d, int64_t *work);
 
 #endif /* NDX_LAUNCH_PLAN_H */

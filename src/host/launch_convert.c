@@ -13,14 +13,19 @@ ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_l
 
 ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, const ndx_convert_sizes *z) {
   if (p->bits < 8) return NDX_CONVERT_BYTES;
-  return p->path == NDX_PATH_TRANSPOSE && z->local == 0 ? NDX_CONVERT_TILE : NDX_CONVERT_ELEMENTS;
+  if (p->path != NDX_PATH_TRANSPOSE) return NDX_CONVERT_ELEMENTS;
+  return z->local == 0 ? NDX_CONVERT_TILE : NDX_CONVERT_TRANSPOSE;
 }
 
-ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, const ndx_convert_sizes *z,
-                                      ndx_launch *d, int64_t *work) {
+ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,
+                                      const ndx_convert_sizes *z, ndx_launch *d, int64_t *work) {
   const ndx_operands *q = &p->q;
   ndx_convert_family f = ndx_convert_family_of(p, z);
   memset(d, 0, sizeof *d);
+  if (f == NDX_CONVERT_TRANSPOSE) { /* the copy's tiles, a work-group each */
+    ndx_launch_gpu_convert(p, src_bits, z->local, z->max_groups, d, work);
+    return f;
+  }
   switch (f) {
   case NDX_CONVERT_TILE: { /* one tile a work-item */
     int64_t dk = q->shape[q->rank - 2], dj = q->shape[q->rank - 1];
