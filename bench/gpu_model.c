@@ -467,12 +467,8 @@ static void convert_case(const gpu_case *c, gpu_model_result *res) {
   }
   rec.size[0] = span_bytes(&c->dst, db), rec.size[1] = span_bytes(&c->src, sb);
   uint8_t *dst = zeroed(rec.size[0]), *src = zeroed(rec.size[1]);
-  if (!dst || !src) {
-    fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
-    exit(1);
-  }
   uint8_t *tile = zeroed(NDX_GPU_TILE_BYTES(64));
-  if (!tile) {
+  if (!dst || !src || !tile) {
     fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
     exit(1);
   }

@@ -58,6 +58,7 @@ extern "C" {
 #include "host/launch.h"
 }
 #include "oracle.h"
+#include "tap.h"
 
 #define NTYPES 18
 
@@ -367,19 +368,6 @@ static void random_case(oracle_rng *r, ndx_layout *d, ndx_layout *s) {
   while (!ndx_is_distinct(d));
   *s = oracle_between(r, 0, 1) ? oracle_view_layout_of_shape(r, rank, shape)
                                : oracle_random_layout_of_shape(r, rank, shape, 5, 3);
-}
-
-/* ---- TAP ------------------------------------------------------------------------- */
-
-static int tap_n = 0, tap_failed = 0;
-
-static void tap(bool ok, const char *name, const char *why) {
-  printf("%s %d - %s\n", ok ? "ok" : "not ok", ++tap_n, name);
-  if (!ok) {
-    printf("# %s\n", why);
-    tap_failed++;
-  }
-  fflush(stdout);
 }
 
 int main(int argc, char **argv) {

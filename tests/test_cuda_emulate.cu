@@ -43,6 +43,7 @@
 
 #include "cuda_cases.h"
 #include "cuda_index_cases.h"
+#include "tap.h"
 
 using namespace ndx_cuda;
 using ndx_cuda_index::check_body;
@@ -401,19 +402,6 @@ static void into_every_other(cuda_case *c) {
   int64_t strides[NDX_MAX_RANK];
   for (int a = 0; a < c->dst.rank; a++) strides[a] = 2 * c->dst.strides[a];
   if (ndx_make(&c->dst, c->dst.rank, c->dst.shape, strides, 2 * c->dst.offset) != NDX_OK) abort();
-}
-
-/* ---- TAP --------------------------------------------------------------------- */
-
-static int tap_n = 0, tap_failed = 0;
-
-static void tap(bool ok, const char *name, const char *why) {
-  printf("%s %d - %s\n", ok ? "ok" : "not ok", ++tap_n, name);
-  if (!ok) {
-    printf("# %s\n", why);
-    tap_failed++;
-  }
-  fflush(stdout);
 }
 
 int main(int argc, char **argv) {

@@ -473,23 +473,27 @@ if [ $have_cl = no ]; then
   contains "help says which commands this build lacks" 0 "copy, convert, gather, scatter and devices are not" -- help
   contains "demo without OpenCL: the host side, and why no device side" 0 "built without OpenCL" -- demo
 else
-# copy NAME PATH BYTES_LINE -- ARGS: exit 0, the path and "OK" printed.
-copy_ok() {
-  local name=$1 path=$2 line=$3
-  shift 4
-  run copy "$@"
+# checked_ok CMD NAME PATH LINE -- ARGS: `ndx CMD ARGS` exits 0, prints the
+# path, LINE and "OK" last.
+checked_ok() {
+  local cmd=$1 name=$2 path=$3 line=$4
+  shift 5
+  run "$cmd" "$@"
   if [ "$rc" -ne 0 ]; then
-    report "copy: $name" 1 "wanted exit 0"
+    report "$cmd: $name" 1 "wanted exit 0"
   elif [[ "$out" != *"path      $path"* ]]; then
-    report "copy: $name" 1 "wanted path $path"
+    report "$cmd: $name" 1 "wanted path $path"
   elif [[ "$out" != *"$line"* ]]; then
-    report "copy: $name" 1 "wanted: $line"
+    report "$cmd: $name" 1 "wanted: $line"
   elif [ "$(tail -n 1 <<<"$out")" != "OK" ]; then
-    report "copy: $name" 1 "wanted OK last"
+    report "$cmd: $name" 1 "wanted OK last"
   else
-    report "copy: $name" 0 ""
+    report "$cmd: $name" 0 ""
   fi
 }
+# copy_ok NAME PATH BYTES_LINE -- ARGS, convert_ok likewise: checked_ok copy, convert.
+copy_ok() { checked_ok copy "$@"; }
+convert_ok() { checked_ok convert "$@"; }
 copy_ok "transpose 32-bit" transpose "checked   2400 bytes of dst's buffer: 2400 hold elements" \
   -- 'shape=[20,30]' 'shape=[20,30] strides=[1,20]'
 copy_ok "flip" gather "elements  24 of 32 bits" -- 'shape=[4,6]' 'shape=[4,6] strides=[6,-1] offset=5'
@@ -529,23 +533,6 @@ malformed "copy --device x" "copy: --device: 'x' is not an integer" -- copy --de
 malformed "copy --bits 3" "not an element width" -- copy --bits 3 "$C" "$C"
 malformed "copy with an unknown option" "unknown option '--fast'" -- copy --fast "$C" "$C"
 malformed "copy with a bad DST" "copy: DST" -- copy 'shape=[' "$C"
-# convert NAME PATH LINE -- ARGS: exit 0, the copy path the pair follows, LINE and "OK" printed.
-convert_ok() {
-  local name=$1 path=$2 line=$3
-  shift 4
-  run convert "$@"
-  if [ "$rc" -ne 0 ]; then
-    report "convert: $name" 1 "wanted exit 0"
-  elif [[ "$out" != *"path      $path"* ]]; then
-    report "convert: $name" 1 "wanted path $path"
-  elif [[ "$out" != *"$line"* ]]; then
-    report "convert: $name" 1 "wanted: $line"
-  elif [ "$(tail -n 1 <<<"$out")" != "OK" ]; then
-    report "convert: $name" 1 "wanted OK last"
-  else
-    report "convert: $name" 0 ""
-  fi
-}
 convert_ok "f32 transposed into bf16" transpose "elements  24, f32 to bf16" \
   -- --from f32 --to bf16 'shape=[4,6]' 'shape=[4,6] strides=[1,4]'
 convert_ok "bf16 flipped into f32" gather "elements  24, bf16 to f32" \
