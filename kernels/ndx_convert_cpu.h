@@ -55,6 +55,49 @@ NDX_FN void ndx_convert_row32(ndx_u32 *out, ndx_i64 n, NDX_GLOBAL const ndx_u8 *
                  : 0u;
 }
 
+#if NDX_STREAM
+/* A destination line of 64 bytes, built in registers before it is
+ * streamed. */
+typedef union ndx_convert_line {
+  ndx_u8 b[64];
+  ndx_u16 h[32];
+  ndx_u32 w[16];
+  ulong2 v[4];
+} ndx_convert_line;
+
+/* Converts elements [k, n) of a row of unit strides on both sides (from
+ * destination position pd and source position ps, 8 bits and up, into a
+ * destination of 8 to 32 bits) a whole destination line at a time from
+ * element k, which starts a line: each line converted into registers and
+ * streamed (ndx_cpu_vectors.h), so that no destination line is read for
+ * ownership before it is written, as the copy's rows stream theirs
+ * ("convert f32 -> bf16 contiguous"). Returns the first element it left,
+ * the rest being less than a line; the caller converts those and fences
+ * once after its last stream (ndx_stream_fence). */
+NDX_FN ndx_i64 ndx_convert_stream_lines(NDX_GLOBAL ndx_u8 *dst, ndx_i64 pd,
+                                        NDX_GLOBAL const ndx_u8 *src, ndx_i64 ps, ndx_i64 k,
+                                        ndx_i64 n, int st, int dt, const ndx_gpu_guard *g) {
+  int sb = ndx_cv_bits(st), db = ndx_cv_bits(dt);
+  ndx_i64 per = 512 / db;
+  for (; k + per <= n; k += per) {
+    ndx_convert_line line;
+    for (ndx_i64 e = 0; e < per; e++) {
+      ndx_i64 at = ps + k + e;
+      ndx_u32 v = ndx_gpu_in(g, 1, at, 1, sb)
+                      ? (ndx_u32)ndx_convert_bits(ndx_convert_load(src, at, sb), st, dt)
+                      : 0u;
+      if (db == 8) line.b[e] = (ndx_u8)v;
+      if (db == 16) line.h[e] = (ndx_u16)v;
+      if (db == 32) line.w[e] = v;
+    }
+    if (!ndx_gpu_in(g, 0, pd + k, per, db)) continue;
+    NDX_GLOBAL ulong2 *q = (NDX_GLOBAL ulong2 *)(dst + (pd + k) * (db / 8));
+    for (int c = 0; c < 4; c++) __builtin_nontemporal_store(line.v[c], q + c);
+  }
+  return k;
+}
+#endif
+
 #endif /* NDX_CONVERT_CPU_H */
 
 #ifndef NDX_CONVERT_CPU_H_WN
@@ -83,7 +126,7 @@ NDX_FN void ndx_convert_row32(ndx_u32 *out, ndx_i64 n, NDX_GLOBAL const ndx_u8 *
 NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL ndx_u8 *dst,
                                NDX_GLOBAL const ndx_u8 *src, ndx_i64 i0, ndx_i64 i1, int st, int dt,
                                const ndx_gpu_guard *g) {
-  int sb = ndx_cv_bits(st), in = (int)p->rank - 1;
+  int sb = ndx_cv_bits(st), db = ndx_cv_bits(dt), in = (int)p->rank - 1, streamed = 0;
   ndx_odo_wN o;
   ndx_odo_start_wN(p, &o, (NDX_WORD)i0);
   ndx_i64 d = in >= 0 ? (ndx_i64)ndx_extent_wN(p, in) : 1;
@@ -93,6 +136,14 @@ NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL n
     ndx_i64 j = in >= 0 ? (ndx_i64)o.index[in] : 0, n = d - j < i1 - i ? d - j : i1 - i;
     ndx_i64 pd = (ndx_i64)o.pos[0], ps = (ndx_i64)o.pos[1], k = 0;
     if (sd == 1 && ss == 1 && sb >= 8) {
+#if NDX_STREAM
+      if (db <= 32 && (n - k) * db >= 2 * 512) { /* up to a line's start, then whole lines */
+        ndx_i64 head = (ndx_i64)((0u - (uintptr_t)(dst + pd * (db / 8))) & 63u) / (db / 8);
+        for (; k < head; k++) ndx_convert_at(dst, pd + k, src, ps + k, st, dt, g);
+        k = ndx_convert_stream_lines(dst, pd, src, ps, k, n, st, dt, g);
+        streamed = 1;
+      }
+#endif
       for (; k < n; k++) ndx_convert_at(dst, pd + k, src, ps + k, st, dt, g);
     } else if (sd == 1 && ss == -1 && sb >= 8) {
       for (; k < n; k++) ndx_convert_at(dst, pd + k, src, ps - k, st, dt, g);
@@ -109,6 +160,7 @@ NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL n
     i += n;
     if (i < i1) ndx_odo_next_row_wN(p, &o, (NDX_WORD)j, (NDX_WORD)sd, (NDX_WORD)ss);
   }
+  if (streamed) ndx_stream_fence();
 }
 
 /* Tile: tile t of a transpose pair (the pack in the order of the copy

@@ -169,7 +169,7 @@ Test(cl_convert, flips_broadcasts_transposes_and_odd_starts) {
  * taking it fails here: several tiles with edges, batches, tiles joined
  * with the batch axes, flips along either tile axis, source rows off the
  * sectors (long tiles that realign), into 8 to 64 bits from 4 to 64. */
-Test(cl_convert, transposes_take_the_tile_path, .timeout = 600) {
+Test(cl_convert, transposes_take_the_tile_path) {
   cl_env_need(&env);
   static const ndx_dtype tpairs[][2] = {
       {NDX_F32, NDX_BF16}, {NDX_BF16, NDX_F32}, {NDX_F16, NDX_F8E4M3FN}, {NDX_I8, NDX_F64},
@@ -335,4 +335,22 @@ Test(cl_convert, long_rows_from_4_bit_sources) {
     s = make(2, (int64_t[]){3, 600}, (int64_t[]){1800, 3}, 2);
     check_convert(&d, dt, &s, st, seed + 2);
   }
+}
+
+/* Rows of several 64-byte destination lines with unit strides on both
+ * sides, from every start within a line (the cpu shape streams whole
+ * destination lines: its head up to a line, the lines, its tail), into
+ * destinations of 8, 16 and 32 bits. */
+Test(cl_convert, rows_of_whole_destination_lines) {
+  cl_env_need(&env);
+  static const ndx_dtype line_pairs[][2] = {{NDX_F32, NDX_BF16},     {NDX_I8, NDX_F32},
+                                            {NDX_F32, NDX_F8E4M3FN}, {NDX_F64, NDX_F32},
+                                            {NDX_I32, NDX_U8},       {NDX_U16, NDX_F16}};
+  for (size_t k = 0; k < sizeof line_pairs / sizeof line_pairs[0]; k++)
+    for (int64_t off = 0; off < 70; off += 23) {
+      ndx_dtype st = line_pairs[k][0], dt = line_pairs[k][1];
+      ndx_layout d = make(2, (int64_t[]){3, 1000}, (int64_t[]){1003, 1}, off);
+      ndx_layout s = make(2, (int64_t[]){3, 1000}, (int64_t[]){1000, 1}, 69 - off);
+      check_convert(&d, dt, &s, st, 600 + 8 * k + (uint64_t)off);
+    }
 }
