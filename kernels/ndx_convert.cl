@@ -5,7 +5,7 @@
  * Each program holds one kernel for one pair of types: its build defines
  * NDX_KERNEL_<name>, NDX_SRC_T and NDX_DST_T (ndx_dtype's values, the
  * NDX_DT_ names of ndx_convert.h), NDX_WIDE and, for the gpu shape,
- * NDX_SHAPE_GPU (src/device/cl_program.c). Both take the launch descriptor
+ * NDX_SHAPE_GPU (src/device/cl_program.c). Each takes the launch descriptor
  * with the pack of ndx_pack_copy after it, as the copy kernels do, and the
  * same arguments (and, in the bounds-check build, the same three more):
  *   ndx_convert        destinations of 8 bits and up: the cpu shape's

@@ -424,9 +424,9 @@ NDX_FN ndx_u64 ndx_cv_encode(ndx_cv_value v, int t, int from_float) {
 /* Pairs whose general path reduces to a few operations on 32-bit integers
  * (every such pair has types of 32 bits and less), written without
  * branches (selects only) and on 32-bit words in and out, so that a loop
- * over elements vectorizes at 32-bit lanes (ndx-bench's "convert" cases). Each gives exactly the general
- * path's bits (tests/test_dtype.c checks every pattern of the sources of
- * 16 bits and less, and special, boundary and random f32 values). */
+ * over elements vectorizes at 32-bit lanes (ndx-bench's "convert" cases). Each gives exactly the
+ * general path's bits (tests/test_dtype.c checks every pattern of the sources of 16 bits and less,
+ * and special, boundary and random f32 values). */
 
 NDX_FN ndx_u32 ndx_cv_min32(ndx_u32 a, ndx_u32 b) {
   return a < b ? a : b;

@@ -32,7 +32,7 @@
 static const ndx_convert_sizes cl_cpu_convert = {.elems = NDX_CL_CONVERT_ELEMS,
                                                  .tile_side = NDX_CL_CONVERT_TILE_SIDE};
 
-_Static_assert(NDX_CL_CONVERT_TILE_SIDE * NDX_CL_CONVERT_TILE_SIDE <= NDX_CONVERT_TILE_ELEMS,
+_Static_assert(NDX_CL_CONVERT_TILE_SIDE *NDX_CL_CONVERT_TILE_SIDE <= NDX_CONVERT_TILE_ELEMS,
                "a conversion tile fits the kernel's buffer");
 
 /* The plan of a conversion from src_l (type st) to dst_l (type dt), st

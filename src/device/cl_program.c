@@ -240,9 +240,11 @@ ndx_status ndx_cl_kernel(ndx_cl *cl, const char *fn, int wide, int kind, int bit
 }
 
 const char *ndx_cl_convert_family(int kind) {
-  static const char *const names[NDX_CONVERT_FAMILIES] = {
-      [NDX_CONVERT_ELEMENTS] = "convert", [NDX_CONVERT_TILE] = "convert_tile",
-      [NDX_CONVERT_BYTES] = "convert_bytes", [NDX_CONVERT_TRANSPOSE] = "convert_transpose"};
+  static const char *const names[NDX_CONVERT_FAMILIES] = {[NDX_CONVERT_ELEMENTS] = "convert",
+                                                          [NDX_CONVERT_TILE] = "convert_tile",
+                                                          [NDX_CONVERT_BYTES] = "convert_bytes",
+                                                          [NDX_CONVERT_TRANSPOSE] =
+                                                              "convert_transpose"};
   return names[kind];
 }
 

@@ -66,7 +66,7 @@
  * source rows, asked for together, are converted into a private buffer of
  * NDX_CONVERT_TILE_ELEMS (ndx_launch.h) and written out along the
  * destination's rows (ndx-bench case "convert f32 -> f16 transpose
- * 4096x4096": 32, 64 and 128 measure alike). */
+ * 4096x4096"). */
 #define NDX_CL_CONVERT_TILE_SIDE 64
 
 #endif /* NDX_CL_TUNING_H */

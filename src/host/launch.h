@@ -54,9 +54,9 @@ void ndx_launch_cpu(const ndx_copy_plan *p, const ndx_cpu_tuning *t, ndx_launch 
 /* The conversion kernels' families (kernels/ndx_convert.cl, ndx_convert.cu),
  * each a unit of work of kernels/ndx_convert_items.h or ndx_convert_cpu.h. */
 typedef enum ndx_convert_family {
-  NDX_CONVERT_ELEMENTS, /* destinations of 8 bits and up, element by element */
-  NDX_CONVERT_TILE,     /* the cpu shape's transposes, 8 bits and up, a tile at a time */
-  NDX_CONVERT_BYTES,    /* 4-bit destinations, a destination byte at a time */
+  NDX_CONVERT_ELEMENTS,  /* destinations of 8 bits and up, element by element */
+  NDX_CONVERT_TILE,      /* the cpu shape's transposes, 8 bits and up, a tile at a time */
+  NDX_CONVERT_BYTES,     /* 4-bit destinations, a destination byte at a time */
   NDX_CONVERT_TRANSPOSE, /* the gpu shape's transposes, 8 bits and up: the copy's tile a
                             work-group, converting between its load and store */
   NDX_CONVERT_FAMILIES
