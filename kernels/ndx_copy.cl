@@ -49,12 +49,13 @@
 #include "ndx_launch.h"
 
 #define NDX_PACK_ARG __constant const ndx_pack_head *p
+#define NDX_LAUNCH_ARG __constant const ndx_launch *d
 #define NDX_BUFFER_ARGS __global uchar *restrict dst, __global const uchar *restrict src
 
 #ifdef NDX_BOUNDS_CHECK
 #define NDX_CHECK_ARGS , ulong dst_size, ulong src_size, __global uint *status
-#define NDX_CHECK(kind, B, chunk)                                                                  \
-  if (ndx_check_##kind(p, B, (long)get_global_id(0), chunk, dst_size, src_size, status)) return;
+#define NDX_CHECK(kind, B)                                                                         \
+  if (ndx_check_##kind(d, B, (long)get_global_id(0), dst_size, src_size, status)) return;
 
 /* 1 when element `pos` of operand k lies outside its `size` bytes; then the
  * first work-item to find one records it. */
@@ -90,62 +91,68 @@ NDX_FN int ndx_check_walk(NDX_PACK_ARG, int bits, long i0, long i1, ulong dst_si
 }
 
 /* The elements of ndx_copy_range_item's range. */
-NDX_FN int ndx_check_range(NDX_PACK_ARG, int bits, long item, long chunk, ulong dst_size,
-                           ulong src_size, __global uint *status) {
-  long i0 = item * chunk;
+NDX_FN int ndx_check_range(NDX_LAUNCH_ARG, int bits, long item, ulong dst_size, ulong src_size,
+                           __global uint *status) {
+  __constant const ndx_pack_head *p = ndx_launch_pack(d);
+  long i0 = item * d->chunk;
   if (i0 >= p->numel) return 0;
-  return ndx_check_walk(p, bits, i0, ndx_min64(p->numel, i0 + chunk), dst_size, src_size, item,
+  return ndx_check_walk(p, bits, i0, ndx_min64(p->numel, i0 + d->chunk), dst_size, src_size, item,
                         status);
 }
 
 /* The elements whose destination bytes ndx_copy_bytes_item is given. */
-NDX_FN int ndx_check_bytes(NDX_PACK_ARG, int bits, long item, long chunk, ulong dst_size,
-                           ulong src_size, __global uint *status) {
+NDX_FN int ndx_check_bytes(NDX_LAUNCH_ARG, int bits, long item, ulong dst_size, ulong src_size,
+                           __global uint *status) {
+  __constant const ndx_pack_head *p = ndx_launch_pack(d);
   long lo, hi, first, end;
   ndx_span_wN(p, 0, &lo, &hi);
   ndx_bytes_span(lo, hi, bits, &first, &end);
-  long b0 = first + item * chunk;
+  long b0 = first + item * d->chunk;
   if (b0 >= end) return 0;
-  long b1 = ndx_min64(end, b0 + chunk);
+  long b1 = ndx_min64(end, b0 + d->chunk);
   int lg = ndx_sub_log2(bits);
   return ndx_check_walk(p, bits, ndx_count_below_wN(p, b0 << lg), ndx_count_below_wN(p, b1 << lg),
                         dst_size, src_size, item, status);
 }
 
-/* Every element of ndx_copy_tile_item's tiles (`chunk` batches of one
- * tile position). */
-NDX_FN int ndx_check_tile(NDX_PACK_ARG, int bits, long item, long chunk, ulong dst_size,
-                          ulong src_size, __global uint *status) {
+/* Every element of ndx_copy_tile_item's tiles (ndx_tile_work_of), at the
+ * position the pack's strides give it, joined axes included. */
+NDX_FN int ndx_check_tile(NDX_LAUNCH_ARG, int bits, long item, ulong dst_size, ulong src_size,
+                          __global uint *status) {
+  __constant const ndx_pack_head *p = ndx_launch_pack(d);
   if (p->numel == 0) return 0;
-  int r = (int)p->rank;
-  long di = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1), th, tw;
-  ndx_tile_shape(di, dj, (int)p->bits, &th, &tw);
-  long tj = (dj + tw - 1) / tw, ti = (di + th - 1) / th;
-  long col = item / ti, group = col / tj, nb = p->numel / (di * dj);
-  long i0 = (item - col * ti) * th, j0 = (col - group * tj) * tw;
-  long sdi = ndx_stride_wN(p, 0, r - 2), sdj = ndx_stride_wN(p, 0, r - 1);
-  long ssi = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
-  for (long b = group * chunk; b < ndx_min64(nb, (group + 1) * chunk); b++) {
-    long pd = ndx_position_lead_wN(p, 0, (NDX_WORD)b, r - 2);
-    long ps = ndx_position_lead_wN(p, 1, (NDX_WORD)b, r - 2);
-    for (long i = i0; i < ndx_min64(di, i0 + th); i++)
-      for (long j = j0; j < ndx_min64(dj, j0 + tw); j++)
-        if (ndx_check_elem(0, pd + i * sdi + j * sdj, bits, dst_size, item, status) ||
-            ndx_check_elem(1, ps + i * ssi + j * ssj, bits, src_size, item, status))
-          return 1;
+  ndx_tile_work w = ndx_tile_work_of_wN(d, item);
+  int r = (int)p->rank, aj = r - 3, ak = r - 3 - (d->join_j > 1), lead = (int)d->batch_axes;
+  long dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1), s[2][4];
+  for (int k = 0; k < 2; k++) {
+    s[k][0] = ndx_stride_wN(p, k, r - 2);
+    s[k][1] = ndx_stride_wN(p, k, r - 1);
+    s[k][2] = d->join_k > 1 ? ndx_stride_wN(p, k, ak) : 0;
+    s[k][3] = d->join_j > 1 ? ndx_stride_wN(p, k, aj) : 0;
+  }
+  for (long b = w.b0; b < w.b0 + w.n; b++) {
+    long pos[2] = {ndx_position_lead_wN(p, 0, (NDX_WORD)b, lead),
+                   ndx_position_lead_wN(p, 1, (NDX_WORD)b, lead)};
+    for (long I = w.I0; I < w.I0 + w.ni; I++)
+      for (long J = w.J0; J < w.J0 + w.nj; J++)
+        for (int k = 0; k < 2; k++) {
+          long e = pos[k] + I % dk * s[k][0] + J % dj * s[k][1] + I / dk * s[k][2] +
+                   J / dj * s[k][3];
+          if (ndx_check_elem(k, e, bits, k ? src_size : dst_size, item, status)) return 1;
+        }
   }
   return 0;
 }
 #else
 #define NDX_CHECK_ARGS
-#define NDX_CHECK(kind, B, chunk)
+#define NDX_CHECK(kind, B)
 #endif
 
 /* Each program holds the one kernel its build options name (src/device/
  * cl_program.c builds a program per shape, family, width and form when a
  * plan first needs it), for elements of NDX_BITS bits. Every copy kernel
  * takes its launch descriptor, with the pack after it (ndx_launch.h). */
-#define NDX_LAUNCH_ARGS __constant const ndx_launch *d, NDX_BUFFER_ARGS NDX_CHECK_ARGS
+#define NDX_LAUNCH_ARGS NDX_LAUNCH_ARG, NDX_BUFFER_ARGS NDX_CHECK_ARGS
 
 /* The bounds-check guard, the byte writer and the (empty) access trace of
  * the gpu shape's bodies and of both shapes' conversions (ndx_convert.cl),
@@ -209,7 +216,7 @@ __kernel void ndx_bytes(NDX_LAUNCH_ARGS) {
 #ifdef NDX_KERNEL_rows
 __kernel void ndx_rows(NDX_LAUNCH_ARGS) {
   NDX_CPU_PACK
-  NDX_CHECK(range, NDX_BITS, d->chunk)
+  NDX_CHECK(range, NDX_BITS)
   ndx_copy_range_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), d->chunk, 1);
 }
 #endif
@@ -217,7 +224,7 @@ __kernel void ndx_rows(NDX_LAUNCH_ARGS) {
 #ifdef NDX_KERNEL_gather
 __kernel void ndx_gather(NDX_LAUNCH_ARGS) {
   NDX_CPU_PACK
-  NDX_CHECK(range, NDX_BITS, d->chunk)
+  NDX_CHECK(range, NDX_BITS)
   ndx_copy_range_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), d->chunk, 0);
 }
 #endif
@@ -231,15 +238,15 @@ __kernel void ndx_gather(NDX_LAUNCH_ARGS) {
 #define NDX_TILE_BITS (NDX_BITS == 1 ? (int)p->bits : NDX_BITS)
 __kernel void ndx_transpose(NDX_LAUNCH_ARGS) {
   NDX_CPU_PACK
-  NDX_CHECK(tile, NDX_BITS, d->chunk)
-  ndx_copy_tile_item_wN(p, dst, src, NDX_TILE_BITS, (long)get_global_id(0), d->chunk);
+  NDX_CHECK(tile, NDX_BITS)
+  ndx_copy_tile_item_wN(d, dst, src, NDX_TILE_BITS, (long)get_global_id(0));
 }
 #endif
 
 #ifdef NDX_KERNEL_bytes
 __kernel void ndx_bytes(NDX_LAUNCH_ARGS) {
   NDX_CPU_PACK
-  NDX_CHECK(bytes, NDX_BITS, d->chunk)
+  NDX_CHECK(bytes, NDX_BITS)
   ndx_copy_bytes_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), d->chunk);
 }
 #endif

@@ -3,7 +3,7 @@
  * destination bytes by itself: ndx_copy_range_item, ndx_copy_tile_item,
  * ndx_copy_bytes_item, and what they call (ndx_copy_run, ndx_copy_range,
  * ndx_tile_byte, ndx_copy_tile_bits, ndx_copy_thin, ndx_copy_tile,
- * ndx_tile_groups_wN, ndx_copy_group_tile, ndx_bits_run, ndx_copy_bytes).
+ * ndx_tile_work_of, ndx_copy_group_tile, ndx_bits_run, ndx_copy_bytes).
  * kernels/ndx_copy.cl's kernels and the host emulation
  * (tests/test_device_host.c) call them; CUDA's (kernels/ndx_copy_cuda.cuh)
  * only ndx_copy_bytes_item. Private to ndx, as ndx_copy_items.h, which
@@ -18,6 +18,7 @@
 /* At every inclusion: ndx_device.h selects NDX_WIDE's form (NDX_WN). */
 #include "ndx/ndx_device.h"
 #include "ndx_copy_geometry.h"
+#include "ndx_launch.h"
 #include "ndx_bits_transpose.h"
 #include "ndx_cpu_vectors.h"
 
@@ -33,7 +34,7 @@
 #define ndx_copy_thin_wN NDX_WN(ndx_copy_thin_w32, ndx_copy_thin_w64)
 #define ndx_copy_tile_wN NDX_WN(ndx_copy_tile_w32, ndx_copy_tile_w64)
 #define ndx_copy_tile_item_wN NDX_WN(ndx_copy_tile_item_w32, ndx_copy_tile_item_w64)
-#define ndx_tile_groups_wN NDX_WN(ndx_tile_groups_w32, ndx_tile_groups_w64)
+#define ndx_tile_work_of_wN NDX_WN(ndx_tile_work_of_w32, ndx_tile_work_of_w64)
 #define ndx_copy_group_tile_wN NDX_WN(ndx_copy_group_tile_w32, ndx_copy_group_tile_w64)
 #define ndx_bits_run_wN NDX_WN(ndx_bits_run_w32, ndx_bits_run_w64)
 #define ndx_copy_bytes_wN NDX_WN(ndx_copy_bytes_w32, ndx_copy_bytes_w64)
@@ -302,25 +303,19 @@ NDX_FN int ndx_copy_thin_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, NDX_WORD pd, ND
 #undef NDX_THIN_WIDTH
 #undef NDX_THIN_LOOPS
 
-/* Copies one tile of a pack of rank >= 2: rows ti*th.. of axis
- * rank-2, columns tj*tw.. of axis rank-1 (th x tw the tile shape), of the
- * batch whose element (0, 0) is at positions bd and bs. A transpose pack puts the
- * destination's unit-stride axis last and the source's second-to-last, so
- * the tile is read down its columns and written along its rows; where those
- * strides are exactly 1 it goes in ndx_copy_block's blocks, the rest (edges,
- * a flipped source) element by element. Edge tiles are clipped. O(rank +
- * the tile's elements). */
+/* Copies one tile of a pack of rank >= 2: its ni rows from i0 along axis
+ * rank-2 and nj columns from j0 along axis rank-1 (clipped to the matrix
+ * by the caller), of the batch whose element (0, 0) is at positions bd and
+ * bs. A transpose pack puts the destination's unit-stride axis last and the
+ * source's second-to-last, so the tile is read down its columns and
+ * written along its rows; where those strides are exactly 1 it goes in
+ * ndx_copy_block's blocks, the rest (edges, a flipped source) element by
+ * element. O(rank + the tile's elements). */
 NDX_FN void ndx_copy_tile_wN(NDX_CONSTANT const ndx_pack_head *p,
                              NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                              NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, NDX_WORD bd,
-                             NDX_WORD bs, NDX_WORD ti, NDX_WORD tj) {
+                             NDX_WORD bs, NDX_WORD i0, NDX_WORD j0, NDX_WORD ni, NDX_WORD nj) {
   int r = (int)p->rank;
-  NDX_WORD di = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
-  ndx_i64 th, tw;
-  ndx_tile_shape(di, dj, (int)p->bits, &th, &tw);
-  NDX_WORD i0 = ti * (NDX_WORD)th, j0 = tj * (NDX_WORD)tw;
-  if (i0 >= di || j0 >= dj) return;
-  NDX_WORD ni = (NDX_WORD)ndx_min64(di - i0, th), nj = (NDX_WORD)ndx_min64(dj - j0, tw);
   NDX_WORD sdi = ndx_stride_wN(p, 0, r - 2), sdj = ndx_stride_wN(p, 0, r - 1);
   NDX_WORD ssi = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
   NDX_WORD pd = bd + i0 * sdi + j0 * sdj, ps = bs + i0 * ssi + j0 * ssj;
@@ -362,22 +357,27 @@ NDX_FN void ndx_copy_tile_wN(NDX_CONSTANT const ndx_pack_head *p,
       ndx_copy_elem(dst, pd + i * sdi + j * sdj, src, ps + i * ssi + j * ssj, bits);
 }
 
-/* ndx_tile_groups of a transpose pack (rank >= 2) for `bits`-bit elements. */
-NDX_FN int ndx_tile_groups_wN(NDX_CONSTANT const ndx_pack_head *p, int bits, ndx_i64 *gi,
-                              ndx_i64 *gj) {
+/* The work of work-item `item` of a tile copy (ndx_tile_work), from the
+ * launch descriptor's tiles (ndx_launch.h): `row_units` tile positions a
+ * batch, tile rows fastest, then tile columns, then groups of `chunk`
+ * batches, so that the items of a work-group read the source along its
+ * unit axis, tile after tile (faster on PoCL than the other way). */
+NDX_FN ndx_tile_work ndx_tile_work_of_wN(NDX_CONSTANT const ndx_launch *d, ndx_i64 item) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
   int r = (int)p->rank;
-  ndx_i64 e[2], sd[2], ss[2];
-  for (int k = 0; k < 2; k++) {
-    int a = r - 3 - k;
-    e[k] = a >= 0 ? ndx_extent_wN(p, a) : 0;
-    sd[k] = a >= 0 ? ndx_stride_wN(p, 0, a) : 0;
-    ss[k] = a >= 0 ? ndx_stride_wN(p, 1, a) : 0;
-  }
-  return ndx_tile_groups(ndx_extent_wN(p, r - 2), ndx_extent_wN(p, r - 1), bits,
-                         ndx_stride_wN(p, 0, r - 1), ndx_stride_wN(p, 1, r - 2), e, sd, ss, gi, gj);
+  ndx_tile_work w;
+  w.ri = (ndx_i64)ndx_extent_wN(p, r - 2) * d->join_k;
+  w.rj = (ndx_i64)ndx_extent_wN(p, r - 1) * d->join_j;
+  ndx_i64 group = item / d->row_units, in = item - group * d->row_units;
+  ndx_i64 ti = d->row_units / d->tiles_j, col = in / ti;
+  w.b0 = group * d->chunk;
+  w.n = ndx_min64(d->units / d->row_units - w.b0, d->chunk);
+  w.I0 = (in - col * ti) * d->tile_k, w.J0 = col * d->tile_j;
+  w.ni = ndx_min64(w.ri - w.I0, d->tile_k), w.nj = ndx_min64(w.rj - w.J0, d->tile_j);
+  return w;
 }
 
-/* Copies one tile of a grouped tile copy (ndx_tile_groups): rows I0 ..
+/* Copies one tile of a grouped tile copy (ndx_launch.h's joins): rows I0 ..
  * I0+ni-1 and columns J0 .. J0+nj-1 of the batch's matrix (g), whose
  * element (0, 0) is at positions bd and bs: in blocks (ndx_group_blocks),
  * element by element where the tile has fewer than L rows or columns.
@@ -404,40 +404,29 @@ NDX_FN void ndx_copy_group_tile_wN(NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
   ndx_group_blocks(dst, src, bits, bd, bs, g, I0, J0, 0, ni, 0, ni, nj);
 }
 
-/* Work-item `item` of a tile copy: one tile position in `batches` (>= 1,
- * ndx_tile_batches) consecutive batches, stepped by the odometer from one
- * start; a batch is the matrix of the last two axes and of the axes
- * ndx_tile_groups joins to them. Tile rows vary fastest, then tile
- * columns, then groups of batches, so that the items of a work-group read
- * the source along its unit axis, tile after tile (faster on PoCL than the
- * other way). Items past the last tile do nothing. */
-NDX_FN void ndx_copy_tile_item_wN(NDX_CONSTANT const ndx_pack_head *p,
+/* Work-item `item` of a tile copy (ndx_tile_work_of): one tile position
+ * in `chunk` consecutive batches, stepped by the odometer from one start.
+ * Items past the last tile do nothing. */
+NDX_FN void ndx_copy_tile_item_wN(NDX_CONSTANT const ndx_launch *d,
                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
-                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits, ndx_i64 item,
-                                  ndx_i64 batches) {
+                                  NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits,
+                                  ndx_i64 item) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
   if (p->numel == 0) return;
-  int r = (int)p->rank;
-  ndx_i64 di = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1), gi, gj, th, tw;
-  int ng = ndx_tile_groups_wN(p, bits, &gi, &gj);
-  ndx_i64 ri = di * gi, rj = dj * gj; /* a batch's matrix */
-  ndx_tile_shape(ri, rj, bits, &th, &tw);
-  ndx_i64 tj = (rj + tw - 1) / tw, ti = (ri + th - 1) / th;
-  ndx_i64 col = item / ti, group = col / tj, b0 = group * batches, nb = p->numel / (ri * rj);
-  if (b0 >= nb) return;
-  ndx_i64 n = ndx_min64(nb - b0, batches);
-  ndx_i64 I0 = (item - col * ti) * th, J0 = (col - group * tj) * tw;
-  ndx_i64 ni = ndx_min64(ri - I0, th), nj = ndx_min64(rj - J0, tw);
-  ndx_tile_rows g = {di, ndx_stride_wN(p, 0, r - 2), gi > 1 ? ndx_stride_wN(p, 0, r - 2 - ng) : 0,
-                     dj, ndx_stride_wN(p, 1, r - 1), gj > 1 ? ndx_stride_wN(p, 1, r - 3) : 0};
+  ndx_tile_work w = ndx_tile_work_of_wN(d, item);
+  if (w.n <= 0) return;
+  int r = (int)p->rank, joined = d->batch_axes < r - 2;
+  ndx_tile_rows g = {ndx_extent_wN(p, r - 2), ndx_stride_wN(p, 0, r - 2), d->join_sdk,
+                     ndx_extent_wN(p, r - 1), ndx_stride_wN(p, 1, r - 1), d->join_ssj};
   ndx_odo_wN o;
-  ndx_odo_start_wN(p, &o, (NDX_WORD)(b0 * ri * rj));
-  for (ndx_i64 b = 0; b < n; b++) {
-    if (ng > 0)
-      ndx_copy_group_tile_wN(dst, src, bits, o.pos[0], o.pos[1], &g, I0, J0, ni, nj);
+  ndx_odo_start_wN(p, &o, (NDX_WORD)(w.b0 * w.ri * w.rj));
+  for (ndx_i64 b = 0; b < w.n; b++) {
+    if (joined)
+      ndx_copy_group_tile_wN(dst, src, bits, o.pos[0], o.pos[1], &g, w.I0, w.J0, w.ni, w.nj);
     else
-      ndx_copy_tile_wN(p, dst, src, bits, o.pos[0], o.pos[1], (NDX_WORD)(item - col * ti),
-                       (NDX_WORD)(col - group * tj));
-    ndx_odo_carry_wN(p, &o, r - 3 - ng); /* the next batch: the tile's axes stay at 0 */
+      ndx_copy_tile_wN(p, dst, src, bits, o.pos[0], o.pos[1], (NDX_WORD)w.I0, (NDX_WORD)w.J0,
+                       (NDX_WORD)w.ni, (NDX_WORD)w.nj);
+    ndx_odo_carry_wN(p, &o, (int)d->batch_axes - 1); /* the next batch: the tile's axes stay 0 */
   }
 }
 

@@ -7,10 +7,11 @@
  * includes it first; no kernel bodies and no code for one kind of device
  * here.
  *
- *   tiles    NDX_TILE, ndx_tile_side, ndx_tile_shape, ndx_tile_count,
- *            ndx_tile_batches: a transpose's tiles and work-items
- *   groups   ndx_tile_groups, ndx_group_rows, ndx_tile_rows: small tiles
- *            joined with the batch axes next to them
+ *   tiles    NDX_TILE, ndx_tile_side, ndx_tile_shape, ndx_tile_batches:
+ *            a transpose's tiles and the batches a work-item takes
+ *   groups   ndx_group_rows, ndx_tile_rows: small tiles joined with the
+ *            batch axes next to them (src/host/launch.c, ndx_launch_join)
+ *   work     ndx_tile_work: what a tile work-item copies
  *   bytes    ndx_bytes_span: a sub-byte copy's destination bytes
  *   min      ndx_min64
  *
@@ -68,18 +69,6 @@ NDX_FN void ndx_tile_shape(ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 *ti, ndx_i6
   }
 }
 
-/* The work-items of a tile copy of `numel` elements whose last two axes
- * have extents di and dj, each item copying one tile position in `batches`
- * (>= 1) consecutive batches: tile rows * tile columns * groups of
- * batches; 0 when numel is 0. */
-NDX_FN ndx_i64 ndx_tile_count(ndx_i64 numel, ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 batches) {
-  if (numel == 0) return 0;
-  ndx_i64 th, tw;
-  ndx_tile_shape(di, dj, bits, &th, &tw);
-  ndx_i64 nb = numel / (di * dj);
-  return (nb + batches - 1) / batches * ((di + th - 1) / th) * ((dj + tw - 1) / tw);
-}
-
 /* Batches a tile work-item copies so that it moves about `elems` elements:
  * small tiles (a rank-8 permutation of extents 8 has 8 x 8 tiles) share one
  * item's start, the magic divisions of ndx_odo_start, among many batches,
@@ -89,34 +78,6 @@ NDX_FN ndx_i64 ndx_tile_batches(ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 elems)
   ndx_tile_shape(di, dj, bits, &th, &tw);
   ndx_i64 area = ndx_min64(di, th) * ndx_min64(dj, tw);
   return area >= elems ? 1 : elems / area;
-}
-
-/* Tile groups, as the cpu shape's planner joins them (ndx_copy_tile_join
- * with reach 1, src/host/launch_cpu.c): where a transpose's tiles are small
- * (di and dj, the extents of its last two axes, both under a side), the
- * batch axes next to them join them where they continue them: axis rank-3,
- * when its destination stride is dj (the destination runs on through it),
- * joins the columns (*gj its extent); then the next batch axis in, when its
- * source stride is di (the source runs on through it), joins the rows
- * (*gi). A tile copy then sees a matrix of di*gi x dj*gj elements a batch,
- * whose row and column offsets are two-level (ndx_group_rows), and its
- * tiles move in whole register blocks rather than in single elements at
- * every small tile's edges: a rank-8 permutation of extents 5 to 11 has 11
- * x 9 tiles, which become 99 x 45. e[0], e[1]: the extents of axes rank-3
- * and rank-4 (0 where there is no such axis), sd and ss their destination
- * and source strides; sdj and ssi the strides along the tile (unit for a
- * block copy); 8 to 64-bit elements. Returns the number of axes joined, 0
- * to 2 (*gi = *gj = 1 for none). */
-NDX_FN int ndx_tile_groups(ndx_i64 di, ndx_i64 dj, int bits, ndx_i64 sdj, ndx_i64 ssi,
-                           const ndx_i64 *e, const ndx_i64 *sd, const ndx_i64 *ss, ndx_i64 *gi,
-                           ndx_i64 *gj) {
-  ndx_i64 side = ndx_tile_side(bits);
-  int n = 0;
-  *gi = *gj = 1;
-  if (bits < 8 || bits > 64 || sdj != 1 || ssi != 1 || di >= side || dj >= side) return 0;
-  if (e[0] > 1 && sd[0] == dj) *gj = e[n++];
-  if (e[n] > 1 && ss[n] == di) *gi = e[n++];
-  return n;
 }
 
 /* The offsets of n consecutive rows of a group from row `row`: row g*d + r
@@ -129,7 +90,7 @@ NDX_FN void ndx_group_rows(ndx_i64 *o, int n, ndx_i64 row, ndx_i64 d, ndx_i64 s,
   }
 }
 
-/* The rows and columns of a grouped tile's matrix (ndx_tile_groups): row I
+/* The rows and columns of a grouped tile's matrix (ndx_launch_join): row I
  * is at destination offset drow(I) over di rows of stride sdi in groups of
  * stride sgi, column J at source offset srow(J) over dj columns of stride
  * ssj in groups of stride sgj (ndx_group_rows); element (I, J) is
@@ -137,6 +98,14 @@ NDX_FN void ndx_group_rows(ndx_i64 *o, int n, ndx_i64 row, ndx_i64 d, ndx_i64 s,
 typedef struct ndx_tile_rows {
   ndx_i64 di, sdi, sgi, dj, ssj, sgj;
 } ndx_tile_rows;
+
+/* The work of one work-item of a tile copy (ndx_tile_work_of in
+ * ndx_copy_cpu.h): rows I0 .. I0+ni-1 and columns J0 .. J0+nj-1 of the
+ * matrices of batches b0 .. b0+n-1 (n <= 0: none), a batch's matrix ri x
+ * rj elements, its last two axes and the batch axes joined to them. */
+typedef struct ndx_tile_work {
+  ndx_i64 ri, rj, b0, n, I0, J0, ni, nj;
+} ndx_tile_work;
 
 /* The destination bytes [*first, *end) that positions [lo, hi) (lo < hi)
  * of `bits`-bit elements (1, 2, 4) cover: for a sub-byte copy, [lo, hi)

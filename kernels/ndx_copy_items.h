@@ -10,7 +10,7 @@
  * in this order (each includes those before it that it uses):
  *
  *   ndx_copy_geometry.h   NDX_TILE, ndx_tile_side, ndx_tile_shape,
- *                         ndx_tile_count, ndx_tile_batches, ndx_tile_groups,
+ *                         ndx_tile_batches, ndx_group_rows,
  *                         ndx_bytes_span, ndx_min64: plain functions of
  *                         extents, positions and the element width, one
  *                         form, so that a planner calls them without

@@ -165,7 +165,7 @@ NDX_FN int ndx_tile_lanes(int bits) {
     }                                                                                              \
   }
 /* A block's rows: row k at k times a pitch, or at the k-th offset of a
- * table (the rows of a grouped tile, ndx_tile_groups). */
+ * table (the rows of a grouped tile, ndx_group_rows). */
 #define NDX_PITCH_ROW(x, k) ((k) * (x))
 #define NDX_TABLE_ROW(x, k) ((x)[k])
 /* The 2L x L block NAME_T and the L x L one NAME_square_T: destination row

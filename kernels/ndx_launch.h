@@ -8,9 +8,11 @@
  * (kernels/ndx_copy.cl) and the host include this header: it holds plain
  * data and the two functions that read it, no kernel body.
  *
- * The CPU shape reads `chunk` only: the work of one work-item (elements for
+ * The CPU shape reads `chunk`, the work of one work-item (elements for
  * rows and gather, destination bytes for bytes, batches of one tile
- * position for transpose; kernels/ndx_copy_items.h). The GPU shape
+ * position for transpose; kernels/ndx_copy_cpu.h), and a transpose's tiles
+ * as the gpu shape's below (tile_k, tile_j, tiles_j, row_units, units and
+ * the joins), which both shapes count alike. The GPU shape
  * (kernels/ndx_copy_gpu.h) reads the rest: a launch is `units` of work
  * handed to the work-items in turn (unit u to work-item u mod the launch's
  * size), so that adjacent work-items take adjacent units:
@@ -97,7 +99,7 @@ typedef struct ndx_launch {
    * destination's), whole warps a segment */
   ndx_i64 stage_units, stage_segs;
   /* transpose: the batch axes joined into the tiles where both tile axes
-   * are shorter than NDX_GPU_TILE (ndx_tile_groups): k, j and the batch
+   * are short (src/host/launch.c, ndx_launch_join): k, j and the batch
    * below are then those of a matrix of dk*join_k x dj*join_j elements a
    * batch, whose element (K, J) lies at K + srow(J) in the source's batch
    * and drow(K) + J in the destination's, srow(J) = (J % dj)*ssj +

@@ -393,7 +393,7 @@ static ndx_layout padded(int rank, const int64_t *shape) {
 }
 
 /* Permutations of small extents whose source and destination rows are
- * padded, so that no batch axis joins the tiles (ndx_tile_groups): each
+ * padded, so that no batch axis joins the tiles (ndx_launch_join): each
  * transpose work-item copies its tile position in several consecutive
  * batches (ndx_tile_batches), stepping between them, the last item's group
  * of batches cut short; register blocks and edges at every width from 8
@@ -428,7 +428,7 @@ Test(cl, small_tiles_share_a_work_item_across_batches) {
   }
 }
 
-/* Small tiles that the batch axes next to them join (ndx_tile_groups): the
+/* Small tiles that the batch axes next to them join (ndx_launch_join): the
  * tile copy sees one matrix a batch, whose rows and columns step over two
  * axes each, and copies it in register blocks that overlap at its edges.
  * fp32 [9,16,5,16] reversed has 16 x 9 tiles; with both groups a batch is

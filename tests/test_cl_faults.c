@@ -1081,3 +1081,49 @@ Test(cl_faults, the_bounds_check_build_catches_what_the_host_let_through) {
     }
   }
 }
+
+/* Transposes whose small tiles the batch axes next to them join (the
+ * launch descriptor's joins), into a destination one byte short: a
+ * work-item checks the elements it copies, joined tiles and all, so the
+ * last element is reported and nothing is written past the sub-buffer.
+ * (The check once walked the tiles as if unjoined and missed it.) */
+Test(cl_faults, the_bounds_check_covers_joined_tiles) {
+  cl_env_need(&env);
+  if (!ndx_cl_bounds_checked())
+    cr_skip_test("needs the bounds_check build (meson setup -Dbounds_check=true): the "
+                 "kernels of this build do not check");
+  struct {
+    int rank;
+    int64_t shape[6];
+    int32_t perm[6];
+  } cases[] = {{4, {9, 16, 5, 16}, {3, 2, 1, 0}}, {6, {8, 8, 2, 2, 8, 8}, {5, 4, 3, 2, 1, 0}}};
+  enum { ORIGIN = 1024, WATCH = 1024 };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    ndx_layout base = contiguous(cases[k].rank, cases[k].shape), s;
+    cr_assert_eq(ndx_permute(&s, &base, cases[k].perm), NDX_OK);
+    ndx_layout d = contiguous(s.rank, s.shape);
+    int64_t lo, hi;
+    ndx_span(&d, &lo, &hi);
+    size_t bytes = (size_t)hi * 4, sub_size = bytes - 1;
+    cl_mem parent = filled(ORIGIN + sub_size + WATCH), other = filled(bytes);
+    cl_int e;
+    cl_buffer_region region = {ORIGIN, sub_size};
+    cl_mem sub =
+        clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &e);
+    cr_assert_eq(e, CL_SUCCESS, "clCreateSubBuffer: %d", e);
+    ndx_cl_plan *plan;
+    cr_assert_eq(ndx_cl_plan_create_flags(&plan, env.cl, &d, &s, 32, NDX_CL_PLAN_UNCHECKED), NDX_OK,
+                 "%s", ndx_last_error());
+    cr_assert_str_eq(ndx_cl_plan_path(plan), "transpose");
+    ndx_status st = ndx_cl_plan_enqueue(plan, env.queue, sub, other, 0, NULL, NULL);
+    cr_assert_eq(st, NDX_ERANGE, "case %zu: %s, %s", k, ndx_status_name(st), ndx_last_error());
+    char has[64];
+    snprintf(has, sizeof has, "dst has %zu", sub_size);
+    expect_message("joined tiles", "bounds check: kernel", "ndx_transpose", has);
+    expect_untouched(parent, ORIGIN + sub_size, ORIGIN + sub_size + WATCH, "joined tiles");
+    ndx_cl_plan_destroy(plan);
+    clReleaseMemObject(sub);
+    clReleaseMemObject(parent);
+    clReleaseMemObject(other);
+  }
+}

@@ -40,16 +40,15 @@ typedef struct form {
   int64_t (*count_below)(const ndx_pack_head *, int64_t);
   void (*span)(const ndx_pack_head *, int, int64_t *, int64_t *);
   void (*range_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t, int);
-  void (*tile_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t);
+  void (*tile_item)(const ndx_launch *, uint8_t *, const uint8_t *, int, int64_t);
   void (*bytes_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t);
-  int (*tile_groups)(const ndx_pack_head *, int, int64_t *, int64_t *);
 } form;
 
 static const form forms[2] = {
     {ndx_count_below_w32, ndx_span_w32, ndx_copy_range_item_w32, ndx_copy_tile_item_w32,
-     ndx_copy_bytes_item_w32, ndx_tile_groups_w32},
+     ndx_copy_bytes_item_w32},
     {ndx_count_below_w64, ndx_span_w64, ndx_copy_range_item_w64, ndx_copy_tile_item_w64,
-     ndx_copy_bytes_item_w64, ndx_tile_groups_w64},
+     ndx_copy_bytes_item_w64},
 };
 
 static const form *form_of(const ndx_pack_head *h) {
@@ -59,9 +58,6 @@ static const form *form_of(const ndx_pack_head *h) {
 /* The word-typed ones. */
 static int64_t position(const ndx_pack_head *h, int k, int64_t i) {
   return h->wide ? ndx_position_w64(h, k, i) : ndx_position_w32(h, k, (int32_t)i);
-}
-static int64_t extent(const ndx_pack_head *h, int a) {
-  return h->wide ? ndx_extent_w64(h, a) : ndx_extent_w32(h, a);
 }
 static int64_t stride(const ndx_pack_head *h, int k, int a) {
   return h->wide ? ndx_stride_w64(h, k, a) : ndx_stride_w32(h, k, a);
@@ -330,17 +326,38 @@ static size_t span_bytes(const ndx_layout *l, int bits, size_t margin) {
 
 enum routine { RANGE, RANGE_UNIT, TILE, BYTES };
 
-/* The work-items of routine `rt` with `chunk`, as the runtimes count them;
- * [*first, *end): the destination bytes of a sub-byte one (BYTES). */
-static int64_t items_of(enum routine rt, const ndx_pack_head *h, int bits, int64_t chunk,
-                        int64_t *first, int64_t *end) {
-  int r = (int)h->rank;
+/* The OpenCL runtime's work sizes (its cl_cpu_tuning, of cl_tuning.h). */
+static const ndx_cpu_tuning cl_tuning = {.rows_bytes = NDX_CL_ROWS_BYTES,
+                                         .gather_elems = NDX_CL_GATHER_ELEMS,
+                                         .bytes_elems = NDX_CL_BYTES_ELEMS,
+                                         .tile_elems = NDX_CL_TILE_ELEMS};
+
+/* A routine's launch as the OpenCL runtime writes it: the descriptor, the
+ * pack right after it (ndx_launch_pack). */
+typedef struct launch {
+  ndx_launch d;
+  uint64_t pack[PACK_WORDS];
+} launch;
+
+/* Fills `l` for routine `rt` on the pack in `buf` of operands q (its pair
+ * as packed) with `chunk` the work of a work-item, and returns its
+ * work-items, as the runtimes count them: a transpose's tiles as the
+ * planner makes them (ndx_launch_cpu); [*first, *end): the destination
+ * bytes of a sub-byte one (BYTES). */
+static int64_t launch_of(launch *l, enum routine rt, const uint64_t *buf, const ndx_operands *q,
+                         int bits, int64_t chunk, int64_t *first, int64_t *end) {
+  const ndx_pack_head *h = (const ndx_pack_head *)buf;
+  memset(&l->d, 0, sizeof l->d);
+  memcpy(l->pack, buf, sizeof l->pack);
   *first = *end = 0;
   if (rt == TILE) {
-    int64_t gi, gj;
-    form_of(h)->tile_groups(h, bits, &gi, &gj);
-    return ndx_tile_count(h->numel, extent(h, r - 2) * gi, extent(h, r - 1) * gj, bits, chunk);
+    ndx_copy_plan p = {.q = *q, .path = NDX_PATH_TRANSPOSE, .bits = bits};
+    int64_t items;
+    ndx_launch_cpu(&p, &cl_tuning, &l->d, &items);
+    l->d.chunk = chunk;
+    return ndx_ceil_div(l->d.units / l->d.row_units, chunk) * l->d.row_units;
   }
+  l->d.chunk = chunk;
   if (rt == BYTES) {
     int64_t lo, hi;
     form_of(h)->span(h, 0, &lo, &hi);
@@ -350,37 +367,37 @@ static int64_t items_of(enum routine rt, const ndx_pack_head *h, int bits, int64
   return (h->numel + chunk - 1) / chunk;
 }
 
-/* Runs work-item `it` of routine `rt`. */
-static void run_item(enum routine rt, const ndx_pack_head *h, uint8_t *dst, const uint8_t *src,
-                     int bits, int64_t it, int64_t chunk) {
+/* Runs work-item `it` of routine `rt` launched as `l`. */
+static void run_item(enum routine rt, const launch *l, uint8_t *dst, const uint8_t *src, int bits,
+                     int64_t it) {
+  const ndx_pack_head *h = (const ndx_pack_head *)l->pack;
   const form *f = form_of(h);
   switch (rt) {
   case RANGE:
   case RANGE_UNIT:
-    f->range_item(h, dst, src, bits, it, chunk, rt == RANGE_UNIT);
+    f->range_item(h, dst, src, bits, it, l->d.chunk, rt == RANGE_UNIT);
     break;
   case TILE:
-    f->tile_item(h, dst, src, bits, it, chunk);
+    f->tile_item(&l->d, dst, src, bits, it);
     break;
   case BYTES:
-    f->bytes_item(h, dst, src, bits, it, chunk);
+    f->bytes_item(h, dst, src, bits, it, l->d.chunk);
     break;
   }
 }
 
-/* Runs one routine over all its work-items with a random chunk, and a few
- * items past the end, as a rounded-up grid has. */
-static void run_routine(enum routine rt, const ndx_pack_head *h, uint8_t *dst, const uint8_t *src,
-                        int bits, int64_t chunk) {
-  int64_t first, end, items = items_of(rt, h, bits, chunk, &first, &end);
-  for (int64_t it = 0; it < items + 3; it++) run_item(rt, h, dst, src, bits, it, chunk);
+/* Runs one routine over all its work-items with `chunk`, and a few items
+ * past the end, as a rounded-up grid has. */
+static void run_routine(enum routine rt, const uint64_t *buf, const ndx_operands *q, uint8_t *dst,
+                        const uint8_t *src, int bits, int64_t chunk) {
+  launch l;
+  int64_t first, end, items = launch_of(&l, rt, buf, q, bits, chunk, &first, &end);
+  for (int64_t it = 0; it < items + 3; it++) run_item(rt, &l, dst, src, bits, it);
 }
 
-/* Whether the tiles of ndx_pack_copy's pack of (d, s), its axes reordered by
- * `perm` (NULL: as they are), own their destination bytes: the planner's
- * test (ndx_copy_tiles_own_bytes) on the same operands. */
-static bool tiles_own_bytes(const ndx_layout *d, const ndx_layout *s, int bits,
-                            const int32_t *perm) {
+/* The operands of ndx_pack_copy's pack of (d, s), its axes reordered by
+ * `perm` (NULL: as they are): what the planner reads. */
+static ndx_operands operands_of(const ndx_layout *d, const ndx_layout *s, const int32_t *perm) {
   const ndx_layout *pair[2] = {d, s};
   ndx_operands o;
   ndx_operands_load(&o, 2, pair);
@@ -390,11 +407,11 @@ static bool tiles_own_bytes(const ndx_layout *d, const ndx_layout *s, int bits,
     for (int a = 0; a < o.rank; a++) p[a] = perm[a];
     ndx_operands_permute(&o, p);
   }
-  return ndx_copy_tiles_own_bytes(&o, bits);
+  return o;
 }
 
-static void check_packed(oracle_rng *r, enum routine rt, uint64_t *buf, const ndx_layout *d,
-                         const ndx_layout *s, int bits);
+static void check_packed(oracle_rng *r, enum routine rt, uint64_t *buf, const ndx_operands *q,
+                         const ndx_layout *d, const ndx_layout *s, int bits);
 
 /* Checks `rt` on the pair (d, s) against the reference, in both forms. */
 static void check_routine(oracle_rng *r, enum routine rt, const ndx_layout *d, const ndx_layout *s,
@@ -414,21 +431,24 @@ static void check_routine(oracle_rng *r, enum routine rt, const ndx_layout *d, c
     perm[k++] = t;
     perm[k++] = rank - 1;
     cr_assert_eq(ndx_pack_permute(buf, perm), NDX_OK);
+    ndx_operands q = operands_of(d, s, perm);
     /* sub-byte tiles need destination rows that start on bytes */
-    if (bits < 8 && !tiles_own_bytes(d, s, bits, perm)) return;
+    if (bits < 8 && !ndx_copy_tiles_own_bytes(&q, bits)) return;
+    check_packed(r, rt, buf, &q, d, s, bits);
+    return;
   }
   if (rt == RANGE_UNIT) {
     int in = (int)h->rank - 1;
     if (stride(h, 0, in) != 1 || stride(h, 1, in) != 1) return;
   }
-  check_packed(r, rt, buf, d, s, bits);
+  ndx_operands q = operands_of(d, s, NULL);
+  check_packed(r, rt, buf, &q, d, s, bits);
 }
 
-/* Checks `rt` on the pack in `buf` (PACK_WORDS words) of the pair (d, s)
- * against the reference, in both forms. */
-static void check_packed(oracle_rng *r, enum routine rt, uint64_t *buf, const ndx_layout *d,
-                         const ndx_layout *s, int bits) {
-  ndx_pack_head *h = (ndx_pack_head *)buf;
+/* Checks `rt` on the pack in `buf` (PACK_WORDS words) of the pair (d, s),
+ * q its operands, against the reference, in both forms. */
+static void check_packed(oracle_rng *r, enum routine rt, uint64_t *buf, const ndx_operands *q,
+                         const ndx_layout *d, const ndx_layout *s, int bits) {
   size_t used, nd = span_bytes(d, bits, 16), ns = span_bytes(s, bits, 0);
   uint8_t *src = malloc(ns), *want = malloc(nd), *got = malloc(nd);
   for (size_t i = 0; i < ns; i++) src[i] = (uint8_t)oracle_next(r);
@@ -437,7 +457,7 @@ static void check_packed(oracle_rng *r, enum routine rt, uint64_t *buf, const nd
   for (int form = 0; form < 2; form++) {
     int64_t chunk = oracle_between(r, 1, 40);
     for (size_t i = 0; i < nd; i++) got[i] = (uint8_t)(0x5a ^ i * 7);
-    run_routine(rt, h, got, src, bits, chunk);
+    run_routine(rt, buf, q, got, src, bits, chunk);
     for (size_t i = 0; i < nd; i++)
       cr_assert_eq(got[i], want[i], "routine %d, form %d, %d bits, chunk %lld: byte %zu", rt, form,
                    bits, (long long)chunk, i);
@@ -471,7 +491,7 @@ Test(device_host, copy_routines_match_the_reference) {
 }
 
 /* Transposes whose small tiles the batch axes next to them join
- * (ndx_tile_groups), packed by the planner as the OpenCL runtime packs them:
+ * (ndx_launch_join), packed by the planner as the OpenCL runtime packs them:
  * the host build copies their tiles element by element, through the
  * two-level row offsets, in both forms. */
 Test(device_host, grouped_tiles_match_the_reference) {
@@ -496,10 +516,11 @@ Test(device_host, grouped_tiles_match_the_reference) {
       cr_assert_eq(p.path, NDX_PATH_TRANSPOSE);
       uint64_t buf[PACK_WORDS];
       cr_assert_eq(ndx_copy_plan_pack(&p, buf, sizeof buf), NDX_OK);
-      int64_t gi, gj;
-      cr_assert_eq(ndx_tile_groups_w32((ndx_pack_head *)buf, bits, &gi, &gj), 2,
-                   "case %zu, %d bits", c, bits);
-      check_packed(&r, TILE, buf, &d, &s, bits);
+      ndx_launch l = {0};
+      int64_t items;
+      ndx_launch_cpu(&p, &cl_tuning, &l, &items);
+      cr_assert_eq(l.batch_axes, p.q.rank - 4, "case %zu, %d bits: both tile axes join", c, bits);
+      check_packed(&r, TILE, buf, &p.q, &d, &s, bits);
     }
   }
 }
@@ -574,12 +595,14 @@ Test(device_host, no_byte_is_written_by_two_work_items) {
     cr_assert_eq(ndx_pack_copy(buf, sizeof buf, &used, &d, &s, bits), NDX_OK);
     ndx_pack_head *h = (ndx_pack_head *)buf;
     if (rt == TILE && h->rank < 2) rt = bits < 8 ? BYTES : RANGE;
-    if (rt == TILE && bits < 8 && !tiles_own_bytes(&d, &s, bits, NULL)) rt = BYTES;
+    ndx_operands q = operands_of(&d, &s, NULL);
+    if (rt == TILE && bits < 8 && !ndx_copy_tiles_own_bytes(&q, bits)) rt = BYTES;
     int in = (int)h->rank - 1; /* RANGE_UNIT promises unit innermost strides */
     if (rt == RANGE_UNIT && (stride(h, 0, in) != 1 || stride(h, 1, in) != 1)) rt = RANGE;
     if (iter % 2) cr_assert_eq(ndx_pack_widen(buf, sizeof buf, &used), NDX_OK);
     int64_t chunk = oracle_between(&r, 1, 9), first, end;
-    int64_t items = items_of(rt, h, bits, chunk, &first, &end);
+    launch l;
+    int64_t items = launch_of(&l, rt, buf, &q, bits, chunk, &first, &end);
     size_t nd = span_bytes(&d, bits, 0), ns = span_bytes(&s, bits, 0);
     uint8_t *src = malloc(ns), *zeros = malloc(nd), *ones = malloc(nd);
     int64_t *owner = calloc(nd, sizeof *owner);
@@ -587,8 +610,8 @@ Test(device_host, no_byte_is_written_by_two_work_items) {
     for (int64_t it = 0; it < items; it++) {
       memset(zeros, 0, nd);
       memset(ones, 0xff, nd);
-      run_item(rt, h, zeros, src, bits, it, chunk);
-      run_item(rt, h, ones, src, bits, it, chunk);
+      run_item(rt, &l, zeros, src, bits, it);
+      run_item(rt, &l, ones, src, bits, it);
       for (size_t b = 0; b < nd; b++) {
         if (zeros[b] == 0 && ones[b] == 0xff) continue;
         cr_assert_eq(owner[b], 0, "routine %d, %d bits: byte %zu written by items %lld and %lld",
@@ -816,12 +839,6 @@ static void pin_layouts(const pin *c, ndx_layout *d, ndx_layout *s) {
 #define P(...)                                                                                     \
   { __VA_ARGS__ }
 
-/* The OpenCL runtime's work sizes (its cl_cpu_tuning, of cl_tuning.h). */
-static const ndx_cpu_tuning cl_tuning = {.rows_bytes = NDX_CL_ROWS_BYTES,
-                                         .gather_elems = NDX_CL_GATHER_ELEMS,
-                                         .bytes_elems = NDX_CL_BYTES_ELEMS,
-                                         .tile_elems = NDX_CL_TILE_ELEMS};
-
 /* The work per item and the items of ndx-bench --cl's cases and a few
  * more, at every path: what the OpenCL runtime computed before the shared
  * planner did, so that a change of the geometry fails here. */
@@ -900,7 +917,8 @@ Test(launch_cpu, work_per_item_is_pinned) {
  * continues k's source run is not next to them: with every batch axis in
  * reach (CUDA's) it joins k, moved in next to it; with reach 1 (the cpu
  * shape's) nothing joins and nothing moves. Where the axes are next to the
- * tiles, reach 1 joins them, as the cpu kernel finds them (ndx_tile_groups). */
+ * tiles, reach 1 joins them, and the cpu shape's launch descriptor names
+ * them (ndx_launch_join). */
 /* True when a and b hold the same operands: their fields up to their rank
  * and operand count (the arrays past them are not part of the value). */
 static bool same_operands(const ndx_operands *a, const ndx_operands *b) {
@@ -932,10 +950,10 @@ Test(launch_cpu, the_join_reaches_as_far_as_asked) {
     ndx_copy_tile_join(&near, 64, 64, 1, &gk, &gj);
     cr_assert_eq(gk + gj, cases[c].chunk, "case %zu: reach 1 joins %d", c, gk + gj);
     cr_assert(same_operands(&near, &p.q), "case %zu: reach 1 moves nothing", c);
-    uint64_t buf[PACK_WORDS];
-    int64_t gi, gjx;
-    cr_assert_eq(ndx_copy_plan_pack(&p, buf, sizeof buf), NDX_OK);
-    cr_assert_eq(ndx_tile_groups_w32((ndx_pack_head *)buf, 32, &gi, &gjx), gk + gj);
+    ndx_launch l = {0};
+    int64_t items;
+    ndx_launch_cpu(&p, &cl_tuning, &l, &items);
+    cr_assert_eq(r - 2 - l.batch_axes, gk + gj, "case %zu: the cpu shape joins as reach 1", c);
     ndx_copy_tile_join(&far, 64, 64, NDX_MAX_RANK, &gk, &gj);
     cr_assert_eq(gk + gj, cases[c].items, "case %zu: every axis in reach joins %d", c, gk + gj);
     cr_assert_eq(far.strides[1][r - 3 - gj], far.shape[r - 2], "case %zu: k2 next to k", c);

@@ -119,8 +119,9 @@ bool ndx_copy_tiles_own_bytes(const ndx_operands *q, int bits);
  * reach 1 the joined axes are already there: nothing moves); *gk and *gj
  * are 1 where k2 and j2 are there, else 0. The one rule both runtimes join
  * tiles by: CUDA with every batch axis in reach, moving j2 in past k for
- * its kernels (src/device/cuda_plan.c); the OpenCL cpu shape with reach 1
- * (src/host/launch_cpu.c), whose kernels then find the groups in place. */
+ * its kernels (src/device/cuda_plan.c); the OpenCL and CUDA/HIP gpu and
+ * cpu shapes with reach 1 (ndx_launch_join, src/host/launch.c), whose
+ * launch descriptor names the groups in place. */
 void ndx_copy_tile_join(ndx_operands *q, int64_t short_k, int64_t short_j, int reach, int *gk,
                         int *gj);
 

@@ -144,27 +144,26 @@ static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_b
     }
 }
 
-/* The batch axes that join the tiles of transpose pair q (ndx_launch.h:
- * join_k, join_j) where both tile axes are shorter than NDX_GPU_TILE, as
- * the cpu shape joins them (ndx_tile_groups): a tile of 11 x 9 elements
- * (rows of 44 and 36 bytes of fp32) becomes 99 x 45. Sets the join fields
- * of d; returns the axes joined, 0 to 2. */
-static int join_axes(ndx_launch *d, const ndx_operands *q, int bits) {
-  int r = q->rank;
-  int64_t e[2], sd[2], ss[2], dk = q->shape[r - 2], dj = q->shape[r - 1];
-  for (int k = 0; k < 2; k++) {
-    int a = r - 3 - k;
-    e[k] = a >= 0 ? q->shape[a] : 0;
-    sd[k] = a >= 0 ? q->strides[0][a] : 0;
-    ss[k] = a >= 0 ? q->strides[1][a] : 0;
-  }
+void ndx_launch_join(ndx_launch *d, const ndx_operands *q, int bits, int64_t side) {
+  int r = q->rank, gk = 0, gj = 0;
   d->join_k = d->join_j = 1;
-  if (dk >= NDX_GPU_TILE || dj >= NDX_GPU_TILE) return 0;
-  int n = ndx_tile_groups(dk, dj, bits, q->strides[0][r - 1], q->strides[1][r - 2], e, sd, ss,
-                          &d->join_k, &d->join_j);
-  if (d->join_j > 1) d->join_ssj = ss[0];
-  if (d->join_k > 1) d->join_sdk = sd[n - 1];
-  return n;
+  d->join_sdk = d->join_ssj = 0;
+  if (bits >= 8 && bits <= 64 && q->strides[0][r - 1] == 1 && q->strides[1][r - 2] == 1 &&
+      q->shape[r - 2] < side && q->shape[r - 1] < side) {
+    ndx_operands near = *q; /* reach 1: the axes it joins are next to the tiles, none moves */
+    ndx_copy_tile_join(&near, side, side, 1, &gk, &gj);
+  }
+  if (gj) d->join_j = q->shape[r - 3], d->join_ssj = q->strides[1][r - 3];
+  if (gk) d->join_k = q->shape[r - 3 - gj], d->join_sdk = q->strides[0][r - 3 - gj];
+  d->batch_axes = r - 2 - gk - gj;
+}
+
+void ndx_launch_count_tiles(ndx_launch *d, const ndx_operands *q) {
+  int r = q->rank;
+  int64_t dk = q->shape[r - 2] * d->join_k, dj = q->shape[r - 1] * d->join_j;
+  d->tiles_j = ndx_ceil_div(dj, d->tile_j);
+  d->row_units = ndx_ceil_div(dk, d->tile_k) * d->tiles_j;
+  d->units = q->numel / (dk * dj) * d->row_units;
 }
 
 /* Rows of pair q (vectors of d->vector bytes, d->row_units of them a
@@ -215,17 +214,14 @@ static void launch_gpu(const ndx_copy_plan *p, int src_bits, int64_t local, int6
     break;
   }
   case NDX_PATH_TRANSPOSE: {
-    d->batch_axes = r - 2 - join_axes(d, q, p->bits);
-    int64_t dk = q->shape[r - 2] * d->join_k, dj = q->shape[r - 1] * d->join_j;
+    ndx_launch_join(d, q, p->bits, NDX_GPU_TILE);
     if (p->bits < 8) {
       d->tile_k = d->tile_j = d->slots_k = d->slots_j = NDX_GPU_TILE_SIDE(p->bits);
       d->pitch = NDX_GPU_TILE_BITS_PITCH;
     } else {
-      tile_shape(d, q, p->bits, src_bits, dk, dj);
+      tile_shape(d, q, p->bits, src_bits, q->shape[r - 2] * d->join_k, q->shape[r - 1] * d->join_j);
     }
-    d->tiles_j = ndx_ceil_div(dj, d->tile_j);
-    d->row_units = ndx_ceil_div(dk, d->tile_k) * d->tiles_j;
-    d->units = q->numel / (dk * dj) * d->row_units;
+    ndx_launch_count_tiles(d, q);
     *groups = d->units;
     break;
   }

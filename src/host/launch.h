@@ -46,10 +46,26 @@ typedef struct ndx_cpu_tuning {
 
 /* The cpu shape's launch (kernels/ndx_copy_cpu.h) of plan `p` (a kernel
  * path), from the runtime's tuned sizes `t`: d->chunk, the work of one
- * work-item, and *items, the work-items. A transpose's small tiles join the
- * batch axes next to them that continue them (ndx_copy_tile_join), which
- * the transpose kernel finds in the pack (ndx_tile_groups). Cannot fail. */
+ * work-item, a transpose's tiles (ndx_launch_tiles), and *items, the
+ * work-items. Cannot fail. */
 void ndx_launch_cpu(const ndx_copy_plan *p, const ndx_cpu_tuning *t, ndx_launch *d, int64_t *items);
+
+/* The batch axes that join the tiles of transpose pair `q` (rank >= 2,
+ * its last two axes k and j the source's and the destination's unit axes)
+ * of `bits`-bit elements where k and j are both shorter than `side`: the
+ * ones ndx_copy_tile_join joins with reach 1, the axes next to the tiles
+ * (8 to 64-bit elements with unit strides along the tile only). A tile
+ * copy then sees a matrix of dk*join_k x dj*join_j elements a batch, whose
+ * row and column offsets are two-level, and small tiles (a rank-8
+ * permutation of extents 5 to 11 has 11 x 9) move as larger ones (99 x
+ * 45). Sets d's join_k, join_j, join_sdk, join_ssj (0 where not joined)
+ * and batch_axes (ndx_launch.h). */
+void ndx_launch_join(ndx_launch *d, const ndx_operands *q, int bits, int64_t side);
+
+/* The tiles of transpose pair `q` whose tile (tile_k x tile_j) and joins d
+ * holds: sets d->tiles_j, d->row_units (tiles a batch) and d->units (tiles
+ * in all). */
+void ndx_launch_count_tiles(ndx_launch *d, const ndx_operands *q);
 
 /* The conversion kernels' families (kernels/ndx_convert.cl, ndx_convert.cu),
  * each a unit of work of kernels/ndx_convert_items.h or ndx_convert_cpu.h. */

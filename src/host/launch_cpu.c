@@ -3,25 +3,19 @@
 #include "ndx_copy_geometry.h"
 #include "ndx_internal.h"
 
-/* The rows *ri and columns *rj of a batch's matrix of transpose pair `q`:
- * its tiles joined with the batch axes that continue them
- * (ndx_copy_tile_join) where the cpu kernels' grouped tiles take them
- * (ndx_tile_groups): 8 to 64-bit elements, unit strides along the tile (the
- * destination's along j, the source's along k), both sides under a tile
- * side, and the axes already next to the tiles (reach 1). The planner's
- * batch order stays: its consecutive batches fill the lines small tiles
- * touch, and moving a farther axis in to join it ran slower on PoCL (a
- * rank-8 permutation of extents 8, fp32, 8 x 8 tiles joined to 64 x 8:
- * 28-35 ms against 25-30 ms, three pairs of runs). */
-static void tile_matrix(const ndx_operands *pair, int bits, int64_t *ri, int64_t *rj) {
-  ndx_operands q = *pair;
-  int r = q.rank, gk = 0, gj = 0;
-  int64_t side = ndx_tile_side(bits), dk = q.shape[r - 2], dj = q.shape[r - 1];
-  if (bits >= 8 && bits <= 64 && q.strides[0][r - 1] == 1 && q.strides[1][r - 2] == 1 &&
-      dk < side && dj < side)
-    ndx_copy_tile_join(&q, side, side, 1, &gk, &gj);
-  *ri = dk * (gk ? q.shape[r - 3 - gj] : 1);
-  *rj = dj * (gj ? q.shape[r - 3] : 1);
+/* The cpu shape's tiles of transpose pair `q` (ndx_launch.h): joined where
+ * both tile axes are under a side (ndx_launch_join), each ndx_tile_shape of
+ * a batch's matrix. The planner's batch order stays: its consecutive
+ * batches fill the lines small tiles touch, and moving a farther axis in to
+ * join it ran slower on PoCL (a rank-8 permutation of extents 8, fp32, 8 x
+ * 8 tiles joined to 64 x 8: 28-35 ms against 25-30 ms, three pairs of
+ * runs). */
+static void cpu_tiles(ndx_launch *d, const ndx_operands *q, int bits) {
+  int r = q->rank;
+  ndx_launch_join(d, q, bits, ndx_tile_side(bits));
+  ndx_tile_shape(q->shape[r - 2] * d->join_k, q->shape[r - 1] * d->join_j, bits, &d->tile_k,
+                 &d->tile_j);
+  ndx_launch_count_tiles(d, q);
 }
 
 void ndx_launch_cpu(const ndx_copy_plan *p, const ndx_cpu_tuning *t, ndx_launch *d,
@@ -29,10 +23,11 @@ void ndx_launch_cpu(const ndx_copy_plan *p, const ndx_cpu_tuning *t, ndx_launch 
   const ndx_operands *q = &p->q;
   switch (p->path) {
   case NDX_PATH_TRANSPOSE: {
-    int64_t ri, rj;
-    tile_matrix(q, p->bits, &ri, &rj);
-    d->chunk = ndx_tile_batches(ri, rj, p->bits, t->tile_elems);
-    *items = ndx_tile_count(q->numel, ri, rj, p->bits, d->chunk);
+    int r = q->rank;
+    cpu_tiles(d, q, p->bits);
+    d->chunk = ndx_tile_batches(q->shape[r - 2] * d->join_k, q->shape[r - 1] * d->join_j, p->bits,
+                                t->tile_elems);
+    *items = ndx_ceil_div(d->units / d->row_units, d->chunk) * d->row_units;
     return;
   }
   case NDX_PATH_BYTES: {
