@@ -2,9 +2,10 @@
  * thread on the host.
  *
  * The kernels' bodies (kernels/ndx_cuda_convert.cuh, and the transpose's
- * phases in ndx_convert_gpu.h and ndx_copy_gpu.h) are __host__ __device__
- * functions of a thread's place in the launch; here each conversion is
- * launched as ndx_cuda_convert launches it (ndx_cuda_convert_fill,
+ * phases in ndx_convert_gpu.h and ndx_copy_gpu.h, run a phase at a time by
+ * gpu_phases.h) are __host__ __device__ functions of a thread's place in
+ * the launch; here each conversion is launched as ndx_cuda_convert
+ * launches it (ndx_cuda_convert_fill,
  * src/device/cuda_convert_plan.c: the shared planner's family, blocks and
  * descriptor) and every thread of the grid runs in turn, in reverse order
  * for every other case (no byte may depend on the order). Every third case
@@ -57,6 +58,7 @@ extern "C" {
 #include "host/copy_plan.h"
 #include "host/launch.h"
 }
+#include "gpu_phases.h"
 #include "oracle.h"
 #include "tap.h"
 
@@ -186,48 +188,13 @@ static uint8_t pattern(size_t i) {
 static long long runs[NDX_CONVERT_FAMILIES][2]; /* [family][wide] conversions emulated */
 static long long looped;                        /* ... on one block, threads looping */
 
-/* Runs transpose launch c (NDX_CONVERT_TRANSPOSE) on `blocks` blocks,
- * ndx_convert_transpose_wN's loop a phase at a time: every thread of a
- * block loads its part of a tile, then every thread stores its part, in
- * reverse order with `reverse`. */
-static void emulate_transpose(const ndx_cuda_convert_launch &c, int64_t blocks, uint8_t *dst,
-                              const uint8_t *src, int st, int dt, bool reverse) {
-  static ndx_u8 tile[NDX_GPU_TILE_BYTES(8)];
-  const ndx_launch *d = &c.args.d;
-  const int64_t n = NDX_CUDA_CONVERT_THREADS;
-  ndx_gpu_guard g = {0};
-  int db = ndx_cv_bits(dt);
-  bool wide = ndx_launch_pack(d)->wide != 0;
-  for (int64_t b = 0; b < blocks; b++)
-    for (int64_t t = b, step = 0; t < d->units; t += blocks, step++) {
-      memset(tile, 0xa5, sizeof tile);
-      ndx_gpu_tile_w32 w32 = {};
-      ndx_gpu_tile_w64 w64 = {};
-      if (wide)
-        w64 = ndx_gpu_tile_at_w64(d, t, db);
-      else
-        w32 = ndx_gpu_tile_at_w32(d, t, db);
-      for (int phase = 0; phase < 2; phase++)
-        for (int64_t k = 0; k < n; k++) {
-          int64_t l = reverse ? n - 1 - k : k;
-          if (phase == 0 && wide)
-            ndx_convert_tile_load_w64(d, &w64, tile, src, st, dt, l, n, step, &g);
-          else if (phase == 0)
-            ndx_convert_tile_load_w32(d, &w32, tile, src, st, dt, l, n, step, &g);
-          else if (wide)
-            ndx_gpu_tile_store_w64(d, &w64, tile, dst, db, l, n, step, &g);
-          else
-            ndx_gpu_tile_store_w32(d, &w32, tile, dst, db, l, n, step, &g);
-        }
-    }
-}
-
 /* Runs every thread of launch c's grid (one block with `one_block`), in
  * reverse order with `reverse`. */
 static void emulate(const ndx_cuda_convert_launch &c, uint8_t *dst, const uint8_t *src, int st,
                     int dt, bool one_block, bool reverse) {
   if (c.family == NDX_CONVERT_TRANSPOSE) {
-    emulate_transpose(c, one_block ? 1 : c.blocks, dst, src, st, dt, reverse);
+    gpu_phases_convert_transpose(&c.args.d, NDX_CUDA_CONVERT_THREADS, one_block ? 1 : c.blocks, dst,
+                                 src, st, dt, reverse);
     return;
   }
   int64_t n = (one_block ? 1 : c.blocks) * NDX_CUDA_CONVERT_THREADS;
