@@ -30,23 +30,25 @@ static void gpu_phases_convert_transpose(const ndx_launch *d, int64_t local, int
   for (int64_t b = 0; b < groups; b++)
     for (int64_t t = b, step = 0; t < d->units; t += groups, step++) {
       memset(tile, 0xa5, sizeof tile_words);
-      if (wide) {
-        ndx_gpu_tile_w64 w = ndx_gpu_tile_at_w64(d, t, db);
-        for (int64_t k = 0; k < local; k++)
-          ndx_convert_tile_load_w64(d, &w, tile, src, st, dt, reverse ? local - 1 - k : k, local,
-                                    step, &g);
-        for (int64_t k = 0; k < local; k++)
-          ndx_gpu_tile_store_w64(d, &w, tile, dst, db, reverse ? local - 1 - k : k, local, step,
-                                 &g);
-      } else {
-        ndx_gpu_tile_w32 w = ndx_gpu_tile_at_w32(d, t, db);
-        for (int64_t k = 0; k < local; k++)
-          ndx_convert_tile_load_w32(d, &w, tile, src, st, dt, reverse ? local - 1 - k : k, local,
-                                    step, &g);
-        for (int64_t k = 0; k < local; k++)
-          ndx_gpu_tile_store_w32(d, &w, tile, dst, db, reverse ? local - 1 - k : k, local, step,
-                                 &g);
-      }
+      ndx_gpu_tile_w32 w32;
+      ndx_gpu_tile_w64 w64;
+      memset(&w32, 0, sizeof w32), memset(&w64, 0, sizeof w64);
+      if (wide)
+        w64 = ndx_gpu_tile_at_w64(d, t, db);
+      else
+        w32 = ndx_gpu_tile_at_w32(d, t, db);
+      for (int phase = 0; phase < 2; phase++) /* every load, then every store */
+        for (int64_t k = 0; k < local; k++) {
+          int64_t l = reverse ? local - 1 - k : k;
+          if (phase == 0 && wide)
+            ndx_convert_tile_load_w64(d, &w64, tile, src, st, dt, l, local, step, &g);
+          else if (phase == 0)
+            ndx_convert_tile_load_w32(d, &w32, tile, src, st, dt, l, local, step, &g);
+          else if (wide)
+            ndx_gpu_tile_store_w64(d, &w64, tile, dst, db, l, local, step, &g);
+          else
+            ndx_gpu_tile_store_w32(d, &w32, tile, dst, db, l, local, step, &g);
+        }
     }
 }
 
