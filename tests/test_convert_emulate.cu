@@ -5,28 +5,27 @@
  * phases in ndx_convert_gpu.h and ndx_copy_gpu.h, run a phase at a time by
  * gpu_phases.h) are __host__ __device__ functions of a thread's place in
  * the launch; here each conversion is launched as ndx_cuda_convert
- * launches it (ndx_cuda_convert_fill,
- * src/device/cuda_convert_plan.c: the shared planner's family, blocks and
- * descriptor) and every thread of the grid runs in turn, in reverse order
- * for every other case (no byte may depend on the order). Every third case
- * runs on one block instead, so that each thread loops over many units, as
- * the threads of a launch capped at NDX_CUDA_CONVERT_MAX_BLOCKS do.
+ * launches it (ndx_cuda_convert_fill, src/device/cuda_convert_plan.c: the
+ * shared planner's family, blocks and descriptor) and every thread of the
+ * grid runs in turn, in reverse order for every other case (no byte may
+ * depend on the order). Every third case runs on one block instead, so
+ * that each thread loops over many units, as the threads of a launch
+ * capped at NDX_CUDA_CONVERT_MAX_BLOCKS do.
  *
  * Every ordered pair of the 18 types (ndx_dtype.h) converts the named
  * layouts test_cl_convert.c runs (convert_cases.h: transposed sources,
  * flips on both sides with 4-bit elements starting inside a byte, a
  * broadcast source row into a step-2 destination, rank 0, rank 32, empty)
- * and random ones (views in
- * any memory order with steps, flips and broadcasts for the destination,
- * any strides for the source, rank 0 to 5), every other case in the 64-bit
- * index form. Source elements are random bits with the type's specials
- * mixed in (NaN, infinities, both zeros, the smallest and largest
- * subnormals, the extremes). The whole destination region is compared with
- * the host reference (convert_ref.h) on a pattern-filled buffer: untouched
- * bytes and the other nibble of a shared byte must stay. Each buffer lies
- * between inaccessible pages, its layout's bytes against one of them
- * (alternately the end and the start), so that an access past a span's end
- * or before its start stops the test.
+ * and random ones (views in any memory order with steps, flips and
+ * broadcasts for the destination, any strides for the source, rank 0 to
+ * 5), every other case in the 64-bit index form. Source elements are
+ * random bits with the type's specials mixed in (NaN, infinities, both
+ * zeros, the smallest and largest subnormals, the extremes). The whole
+ * destination region is compared with the host reference (convert_ref.h)
+ * on a pattern-filled buffer: untouched bytes and the other nibble of a
+ * shared byte must stay. Each buffer lies between inaccessible pages, its
+ * layout's bytes against one of them (alternately the end and the start),
+ * so that an access past a span's end or before its start stops the test.
  *
  * The HIP build compiles it again with hipcc's host pass
  * (test_hip_convert_emulate): the bodies as HIP builds them.
