@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "bench.h"
+#include "fill_random.h"
 #include "ndx/ndx_cl.h"
 #include "ndx/ndx_layout.h"
 
@@ -50,10 +51,6 @@ typedef struct env {
 } env;
 
 const char *cl_err(cl_int e);
-uint64_t rng_next(uint64_t *s);
-void fill_random(uint8_t *p, size_t n, uint64_t seed);
-/* Random finite normal f32 values, in +-[1, 2), as a model's tensors hold. */
-void fill_random_f32(uint8_t *p, size_t n, uint64_t seed);
 cl_mem new_buffer(env *e, size_t bytes);
 
 /* A program of `src` built for e's device with `options`; NULL when it does

@@ -63,6 +63,7 @@
 #include "../src/host/launch.h"
 #include "../tests/convert_ref.h"
 #include "../tests/oracle.h"
+#include "fill_random.h"
 #include "gpu_cases.h"
 #include "ndx/ndx_cuda.h"
 
@@ -422,19 +423,14 @@ static void run_copy_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t
 
 /* Times one conversion case back to back with a cudaMemcpyAsync of its
  * wider side's bytes; prints its line and adds to the counts. An f32
- * source's values become finite normal ones first (in b->hs and on the
- * device alike). */
+ * source takes random finite normal values first, as ndx-bench --cl's do
+ * (fill_random_f32, in b->hs and on the device alike). */
 static void run_convert_case(const bcase *c, const bench_cuda_opts *o, cudaStream_t stream,
                              const bench_bufs *b, FILE *csv, int *below, int *wrong) {
   int sb = gpu_case_src_bits(c);
   size_t ns = span_bytes(&c->src, sb), nd = span_bytes(&c->dst, c->bits);
   if (c->src_t == NDX_F32) {
-    for (size_t i = 0; i + 4 <= ns; i += 4) {
-      uint32_t v;
-      memcpy(&v, b->hs + i, 4);
-      v = (v & 0x807fffffu) | 0x3f800000u;
-      memcpy(b->hs + i, &v, 4);
-    }
+    fill_random_f32(b->hs, ns, (uint64_t)(uintptr_t)c + 7);
     CHECK(cudaMemcpy(b->ds, b->hs, ns, cudaMemcpyHostToDevice));
   }
   ndx_cuda_convert_launch plan;

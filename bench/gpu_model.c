@@ -329,12 +329,27 @@ static void tally_group(tally *t) {
 enum { LOCAL = 256, MAX_GROUPS = 65536, SMS = 132, SM_THREADS = 2048, SM_BLOCKS = 32 };
 enum { SM_SHARED = 228 * 1024, BLOCK_SHARED_RESERVED = 1024, SAMPLE = 8 };
 
-/* Runs work-group `gid` of a launch of `groups` through the body of p's
- * path. */
-static void run_group(const ndx_copy_plan *p, const ndx_launch *d, uint8_t *dst, const uint8_t *src,
-                      uint8_t *tile, int64_t gid, int64_t groups) {
+/* A planned launch the model runs: plan p, descriptor d (its pack after
+ * it) of `groups` work-groups, and a conversion's family and types. */
+typedef struct model_launch {
+  const ndx_copy_plan *p;
+  const ndx_launch *d;
+  int64_t groups;
+  int family, st, dt; /* conversions only */
+} model_launch;
+
+/* Runs work-group `gid` of launch l through its bodies, on buffers dst and
+ * src with `tile` for its work-group memory. */
+typedef void group_runner(const model_launch *l, uint8_t *dst, const uint8_t *src, uint8_t *tile,
+                          int64_t gid);
+
+/* group_runner of a copy: the body of the plan's path. */
+static void run_copy_group(const model_launch *l, uint8_t *dst, const uint8_t *src, uint8_t *tile,
+                           int64_t gid) {
+  const ndx_copy_plan *p = l->p;
+  const ndx_launch *d = l->d;
   ndx_gpu_guard g = {0};
-  model_gid = gid, model_groups = groups, model_local = LOCAL;
+  model_gid = gid, model_groups = l->groups, model_local = LOCAL;
   for (model_lid = 0; model_lid < LOCAL; model_lid++) {
     switch (p->path) {
     case NDX_PATH_ROWS:
@@ -410,14 +425,40 @@ static void model_result(const tally *t, double load_bound, double store_bound, 
   res->conflicts = t->waves > t->ideal;
 }
 
+/* The tally of the sampled work-groups of launch l of case c, each run by
+ * `run` on zeroed buffers the size of the case's spans. */
+static tally sample_launch(const gpu_case *c, const model_launch *l, group_runner *run) {
+  rec.size[0] = span_bytes(&c->dst, c->bits);
+  rec.size[1] = span_bytes(&c->src, gpu_case_src_bits(c));
+  uint8_t *dst = zeroed(rec.size[0]), *src = zeroed(rec.size[1]);
+  uint8_t *tile = zeroed(NDX_GPU_TILE_BYTES(128)); /* the most any body takes */
+  if (!dst || !src || !tile) {
+    fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
+    exit(1);
+  }
+  rec.base[0] = dst, rec.base[1] = src, rec.tile = tile;
+  rec.base[2] = rec.base[3] = NULL;
+  tally t;
+  memset(&t, 0, sizeof t);
+  int64_t picks[3 * SAMPLE], npick = sample_groups(l->groups, picks);
+  for (int64_t i = 0; i < npick; i++) {
+    run(l, dst, src, tile, picks[i]);
+    tally_group(&t);
+  }
+  free(dst), free(src), free(tile);
+  return t;
+}
+
 /* ---- Conversion cases ---------------------------------------------------------------- */
 
-/* Runs work-group `gid` of a conversion launch of `groups` (family f of
- * ndx_launch_convert, pack form `wide`), each work-item taking every
- * launch-size-th unit as ndx_convert.cl's gpu shape and ndx_convert.cu do. */
-static void run_convert_group(const ndx_launch *d, int f, int wide, uint8_t *dst,
-                              const uint8_t *src, uint8_t *tile, int st, int dt, int64_t gid,
-                              int64_t groups) {
+/* group_runner of a conversion (family l->family of ndx_launch_convert):
+ * each work-item takes every launch-size-th unit as ndx_convert.cl's gpu
+ * shape and ndx_convert.cu do. */
+static void run_convert_group(const model_launch *l, uint8_t *dst, const uint8_t *src,
+                              uint8_t *tile, int64_t gid) {
+  const ndx_launch *d = l->d;
+  int f = l->family, wide = l->p->wide, st = l->st, dt = l->dt;
+  int64_t groups = l->groups;
   ndx_gpu_guard g = {0};
   const ndx_pack_head *p = ndx_launch_pack(d);
   model_gid = gid, model_groups = groups, model_local = LOCAL;
@@ -465,23 +506,9 @@ static void convert_case(const gpu_case *c, gpu_model_result *res) {
     fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
     exit(1);
   }
-  rec.size[0] = span_bytes(&c->dst, db), rec.size[1] = span_bytes(&c->src, sb);
-  uint8_t *dst = zeroed(rec.size[0]), *src = zeroed(rec.size[1]);
-  uint8_t *tile = zeroed(NDX_GPU_TILE_BYTES(64));
-  if (!dst || !src || !tile) {
-    fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
-    exit(1);
-  }
-  rec.base[0] = dst, rec.base[1] = src, rec.tile = tile;
-  rec.base[2] = rec.base[3] = NULL;
-  tally t;
-  memset(&t, 0, sizeof t);
-  int64_t picks[3 * SAMPLE], npick = sample_groups(groups, picks);
-  for (int64_t i = 0; i < npick; i++) {
-    run_convert_group(d, f, p.wide, dst, src, tile, (int)c->src_t, (int)c->dst_t, picks[i], groups);
-    tally_group(&t);
-  }
-  free(dst), free(src), free(tile);
+  model_launch l = {
+      .p = &p, .d = d, .groups = groups, .family = f, .st = (int)c->src_t, .dt = (int)c->dst_t};
+  tally t = sample_launch(c, &l, run_convert_group);
   model_result(&t, layout_bound(&p.q, 1, sb), layout_bound(&p.q, 0, db),
                f == NDX_CONVERT_TRANSPOSE ? NDX_GPU_TILE_BYTES(db) : 0, groups, res);
 }
@@ -509,24 +536,8 @@ void gpu_model_case(const gpu_case *c, gpu_model_result *res) {
     fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
     exit(1);
   }
-  rec.size[0] = span_bytes(&c->dst, c->bits), rec.size[1] = span_bytes(&c->src, c->bits);
-  uint8_t *dst = zeroed(rec.size[0]), *src = zeroed(rec.size[1]);
-  uint8_t *tile = zeroed(NDX_GPU_TILE_BYTES(128));
-  if (!dst || !src || !tile) {
-    fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
-    exit(1);
-  }
-  rec.base[0] = dst, rec.base[1] = src, rec.tile = tile;
-  rec.base[2] = rec.base[3] = NULL;
-  tally t;
-  memset(&t, 0, sizeof t);
-  int64_t picks[3 * SAMPLE], npick = sample_groups(groups, picks);
-  for (int64_t i = 0; i < npick; i++) {
-    run_group(&p, d, dst, src, tile, picks[i], groups);
-    tally_group(&t);
-  }
-  free(dst), free(src), free(tile);
-
+  model_launch l = {.p = &p, .d = d, .groups = groups};
+  tally t = sample_launch(c, &l, run_copy_group);
   model_result(&t, layout_bound(&p.q, 1, c->bits), layout_bound(&p.q, 0, c->bits),
                p.path == NDX_PATH_TRANSPOSE ? NDX_GPU_TILE_BYTES(c->bits)
                : d->stage_units             ? NDX_GPU_STAGE_BYTES

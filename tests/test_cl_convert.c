@@ -17,6 +17,7 @@
 #include "ndx/ndx_cl.h"
 
 #include "cl_env.h"
+#include "convert_cases.h"
 #include "convert_ref.h"
 #include "device/cl_runtime.h" /* ndx_cl_convert_kernel_name */
 #include "oracle.h"
@@ -108,8 +109,8 @@ static ndx_layout contiguous(int rank, const int64_t *shape, int64_t offset) {
   return l;
 }
 
-/* The pairs the layouts below run: each direction of the formats a backend
- * converts most, and the 4-bit types on either side. */
+/* The pairs the named layouts (convert_cases.h) run: each direction of the
+ * formats a backend converts most, and the 4-bit types on either side. */
 static const ndx_dtype pairs[][2] = {
     {NDX_F32, NDX_BF16},     {NDX_BF16, NDX_F32},   {NDX_F32, NDX_F16},
     {NDX_F32, NDX_F8E4M3FN}, {NDX_F8E5M2, NDX_F32}, {NDX_F4E2M1FN, NDX_F16},
@@ -123,43 +124,11 @@ Test(cl_convert, flips_broadcasts_transposes_and_odd_starts) {
   for (size_t k = 0; k < NPAIRS; k++) {
     ndx_dtype st = pairs[k][0], dt = pairs[k][1];
     uint64_t seed = 100 + k;
-    /* a transposed source, both ways round */
-    ndx_layout d = contiguous(2, (int64_t[]){37, 29}, 1);
-    ndx_layout s = make(2, (int64_t[]){37, 29}, (int64_t[]){1, 37}, 3);
-    check_convert(&d, dt, &s, st, seed);
-    /* a source transposed past a batch axis, destination rows starting on
-     * bytes: a 4-bit destination's bytes family must still see the
-     * destination's order */
-    d = contiguous(3, (int64_t[]){6, 5, 10}, 0);
-    s = make(3, (int64_t[]){6, 5, 10}, (int64_t[]){1, 70, 6}, 2);
-    check_convert(&d, dt, &s, st, seed + 6);
-    /* a flip on both sides, a 4-bit element starting inside a byte */
-    d = make(2, (int64_t[]){5, 33}, (int64_t[]){-34, -1}, 4 * 34 + 32 + 1);
-    s = make(2, (int64_t[]){5, 33}, (int64_t[]){33, -1}, 32 + 3);
-    check_convert(&d, dt, &s, st, seed + 1);
-    /* a broadcast source row, a step-2 destination */
-    d = make(2, (int64_t[]){6, 40}, (int64_t[]){80, 2}, 1);
-    s = make(2, (int64_t[]){6, 40}, (int64_t[]){0, 1}, 1);
-    check_convert(&d, dt, &s, st, seed + 2);
-    /* rank 0 */
-    d = make(0, NULL, NULL, 3);
-    s = make(0, NULL, NULL, 5);
-    check_convert(&d, dt, &s, st, seed + 3);
-    /* rank 32: every other axis extent 2, the source reversed */
-    int64_t shape[32], ds[32], ss[32], acc = 1;
-    for (int a = 31; a >= 0; a--) {
-      shape[a] = a % 8 == 0 ? 2 : 1;
-      ds[a] = shape[a] > 1 ? acc : 0;
-      acc *= shape[a];
+    for (int c = 0; c < CONVERT_NAMED; c++) {
+      ndx_layout d, s;
+      convert_named_case(c, &d, &s);
+      check_convert(&d, dt, &s, st, seed + (uint64_t)c);
     }
-    for (int a = 0; a < 32; a++) ss[a] = shape[a] > 1 ? -ds[a] : 0;
-    d = make(32, shape, ds, 0);
-    s = make(32, shape, ss, acc - 1);
-    check_convert(&d, dt, &s, st, seed + 4);
-    /* empty */
-    d = contiguous(2, (int64_t[]){0, 7}, 0);
-    s = contiguous(2, (int64_t[]){0, 7}, 0);
-    check_convert(&d, dt, &s, st, seed + 5);
   }
 }
 

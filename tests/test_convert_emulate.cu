@@ -2,29 +2,30 @@
  * thread on the host.
  *
  * The kernels' bodies (kernels/ndx_cuda_convert.cuh, and the transpose's
- * phases in ndx_convert_gpu.h and ndx_copy_gpu.h) are __host__ __device__
- * functions of a thread's place in the launch; here each conversion is
- * launched as ndx_cuda_convert launches it (ndx_cuda_convert_fill,
- * src/device/cuda_convert_plan.c: the shared planner's family, blocks and
- * descriptor) and every thread of the grid runs in turn, in reverse order
- * for every other case (no byte may depend on the order). Every third case
- * runs on one block instead, so that each thread loops over many units, as
- * the threads of a launch capped at NDX_CUDA_CONVERT_MAX_BLOCKS do.
+ * phases in ndx_convert_gpu.h and ndx_copy_gpu.h, run a phase at a time by
+ * gpu_phases.h) are __host__ __device__ functions of a thread's place in
+ * the launch; here each conversion is launched as ndx_cuda_convert
+ * launches it (ndx_cuda_convert_fill, src/device/cuda_convert_plan.c: the
+ * shared planner's family, blocks and descriptor) and every thread of the
+ * grid runs in turn, in reverse order for every other case (no byte may
+ * depend on the order). Every third case runs on one block instead, so
+ * that each thread loops over many units, as the threads of a launch
+ * capped at NDX_CUDA_CONVERT_MAX_BLOCKS do.
  *
- * Every ordered pair of the 18 types (ndx_dtype.h) converts layouts of
- * tests/test_cl_convert.c's kinds (transposed sources, flips on both sides
- * with 4-bit elements starting inside a byte, a broadcast source row into
- * a step-2 destination, rank 0, rank 32, empty) and random ones (views in
- * any memory order with steps, flips and broadcasts for the destination,
- * any strides for the source, rank 0 to 5), every other case in the 64-bit
- * index form. Source elements are random bits with the type's specials
- * mixed in (NaN, infinities, both zeros, the smallest and largest
- * subnormals, the extremes). The whole destination region is compared with
- * the host reference (convert_ref.h) on a pattern-filled buffer: untouched
- * bytes and the other nibble of a shared byte must stay. Each buffer lies
- * between inaccessible pages, its layout's bytes against one of them
- * (alternately the end and the start), so that an access past a span's end
- * or before its start stops the test.
+ * Every ordered pair of the 18 types (ndx_dtype.h) converts the named
+ * layouts test_cl_convert.c runs (convert_cases.h: transposed sources,
+ * flips on both sides with 4-bit elements starting inside a byte, a
+ * broadcast source row into a step-2 destination, rank 0, rank 32, empty)
+ * and random ones (views in any memory order with steps, flips and
+ * broadcasts for the destination, any strides for the source, rank 0 to
+ * 5), every other case in the 64-bit index form. Source elements are
+ * random bits with the type's specials mixed in (NaN, infinities, both
+ * zeros, the smallest and largest subnormals, the extremes). The whole
+ * destination region is compared with the host reference (convert_ref.h)
+ * on a pattern-filled buffer: untouched bytes and the other nibble of a
+ * shared byte must stay. Each buffer lies between inaccessible pages, its
+ * layout's bytes against one of them (alternately the end and the start),
+ * so that an access past a span's end or before its start stops the test.
  *
  * The HIP build compiles it again with hipcc's host pass
  * (test_hip_convert_emulate): the bodies as HIP builds them.
@@ -57,6 +58,8 @@ extern "C" {
 #include "host/copy_plan.h"
 #include "host/launch.h"
 }
+#include "convert_cases.h"
+#include "gpu_phases.h"
 #include "oracle.h"
 #include "tap.h"
 
@@ -186,48 +189,13 @@ static uint8_t pattern(size_t i) {
 static long long runs[NDX_CONVERT_FAMILIES][2]; /* [family][wide] conversions emulated */
 static long long looped;                        /* ... on one block, threads looping */
 
-/* Runs transpose launch c (NDX_CONVERT_TRANSPOSE) on `blocks` blocks,
- * ndx_convert_transpose_wN's loop a phase at a time: every thread of a
- * block loads its part of a tile, then every thread stores its part, in
- * reverse order with `reverse`. */
-static void emulate_transpose(const ndx_cuda_convert_launch &c, int64_t blocks, uint8_t *dst,
-                              const uint8_t *src, int st, int dt, bool reverse) {
-  static ndx_u8 tile[NDX_GPU_TILE_BYTES(8)];
-  const ndx_launch *d = &c.args.d;
-  const int64_t n = NDX_CUDA_CONVERT_THREADS;
-  ndx_gpu_guard g = {0};
-  int db = ndx_cv_bits(dt);
-  bool wide = ndx_launch_pack(d)->wide != 0;
-  for (int64_t b = 0; b < blocks; b++)
-    for (int64_t t = b, step = 0; t < d->units; t += blocks, step++) {
-      memset(tile, 0xa5, sizeof tile);
-      ndx_gpu_tile_w32 w32 = {};
-      ndx_gpu_tile_w64 w64 = {};
-      if (wide)
-        w64 = ndx_gpu_tile_at_w64(d, t, db);
-      else
-        w32 = ndx_gpu_tile_at_w32(d, t, db);
-      for (int phase = 0; phase < 2; phase++)
-        for (int64_t k = 0; k < n; k++) {
-          int64_t l = reverse ? n - 1 - k : k;
-          if (phase == 0 && wide)
-            ndx_convert_tile_load_w64(d, &w64, tile, src, st, dt, l, n, step, &g);
-          else if (phase == 0)
-            ndx_convert_tile_load_w32(d, &w32, tile, src, st, dt, l, n, step, &g);
-          else if (wide)
-            ndx_gpu_tile_store_w64(d, &w64, tile, dst, db, l, n, step, &g);
-          else
-            ndx_gpu_tile_store_w32(d, &w32, tile, dst, db, l, n, step, &g);
-        }
-    }
-}
-
 /* Runs every thread of launch c's grid (one block with `one_block`), in
  * reverse order with `reverse`. */
 static void emulate(const ndx_cuda_convert_launch &c, uint8_t *dst, const uint8_t *src, int st,
                     int dt, bool one_block, bool reverse) {
   if (c.family == NDX_CONVERT_TRANSPOSE) {
-    emulate_transpose(c, one_block ? 1 : c.blocks, dst, src, st, dt, reverse);
+    gpu_phases_convert_transpose(&c.args.d, NDX_CUDA_CONVERT_THREADS, one_block ? 1 : c.blocks, dst,
+                                 src, st, dt, reverse);
     return;
   }
   int64_t n = (one_block ? 1 : c.blocks) * NDX_CUDA_CONVERT_THREADS;
@@ -299,66 +267,6 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
 
 /* ---- Layouts ----------------------------------------------------------------------- */
 
-static ndx_layout make(int rank, const int64_t *shape, const int64_t *strides, int64_t offset) {
-  ndx_layout l;
-  if (ndx_make(&l, rank, shape, strides, offset) != NDX_OK) {
-    fprintf(stderr, "ndx_make: %s\n", ndx_last_error());
-    exit(1);
-  }
-  return l;
-}
-
-static ndx_layout contiguous(int rank, const int64_t *shape, int64_t offset) {
-  ndx_layout c;
-  if (ndx_contiguous(&c, rank, shape) != NDX_OK) exit(1);
-  return make(rank, shape, c.strides, offset);
-}
-
-/* The named cases' layouts: case k of NAMED into *d and *s. */
-enum { NAMED = 7 };
-static void named_case(int k, ndx_layout *d, ndx_layout *s) {
-  switch (k) {
-  case 0: { /* a transposed source */
-    int64_t shape[2] = {37, 29}, ss[2] = {1, 37};
-    *d = contiguous(2, shape, 1), *s = make(2, shape, ss, 3);
-    return;
-  }
-  case 1: { /* flips on both sides, a 4-bit element starting inside a byte */
-    int64_t shape[2] = {5, 33}, ds[2] = {-34, -1}, ss[2] = {33, -1};
-    *d = make(2, shape, ds, 4 * 34 + 32 + 1), *s = make(2, shape, ss, 32 + 3);
-    return;
-  }
-  case 2: { /* a broadcast source row, a step-2 destination */
-    int64_t shape[2] = {6, 40}, ds[2] = {80, 2}, ss[2] = {0, 1};
-    *d = make(2, shape, ds, 1), *s = make(2, shape, ss, 1);
-    return;
-  }
-  case 3: /* rank 0 */
-    *d = make(0, NULL, NULL, 3), *s = make(0, NULL, NULL, 5);
-    return;
-  case 4: { /* rank 32: every eighth axis of extent 2, the source reversed */
-    int64_t shape[32], ds[32], ss[32], acc = 1;
-    for (int a = 31; a >= 0; a--) {
-      shape[a] = a % 8 == 0 ? 2 : 1;
-      ds[a] = shape[a] > 1 ? acc : 0;
-      acc *= shape[a];
-    }
-    for (int a = 0; a < 32; a++) ss[a] = shape[a] > 1 ? -ds[a] : 0;
-    *d = make(32, shape, ds, 0), *s = make(32, shape, ss, acc - 1);
-    return;
-  }
-  case 5: { /* a source transposed past a batch axis, destination rows on bytes */
-    int64_t shape[3] = {6, 5, 10}, ss[3] = {1, 70, 6};
-    *d = contiguous(3, shape, 0), *s = make(3, shape, ss, 2);
-    return;
-  }
-  default: { /* empty */
-    int64_t shape[2] = {0, 7};
-    *d = contiguous(2, shape, 0), *s = contiguous(2, shape, 0);
-  }
-  }
-}
-
 /* A random pair: the destination a view without repeats, the source any
  * strides (broadcasts and flips among them). */
 static void random_case(oracle_rng *r, ndx_layout *d, ndx_layout *s) {
@@ -381,10 +289,10 @@ int main(int argc, char **argv) {
     oracle_rng r = {(uint64_t)(7919 * st + 1)};
     for (int dt = 0; dt < NTYPES; dt++) {
       if (dt == st) continue;
-      for (int k = 0; k < NAMED + nrandom; k++) {
+      for (int k = 0; k < CONVERT_NAMED + nrandom; k++) {
         ndx_layout d, s;
-        if (k < NAMED)
-          named_case(k, &d, &s);
+        if (k < CONVERT_NAMED)
+          convert_named_case(k, &d, &s);
         else
           random_case(&r, &d, &s);
         uint64_t seed = (uint64_t)(st * NTYPES + dt) * 1000 + (uint64_t)k;

@@ -10,8 +10,9 @@
  * forms, and the whole destination buffer, margin included, is compared
  * with oracle.h's reference. So are the conversions of transposes through
  * the copy's tile (kernels/ndx_convert_gpu.h), planned as both runtimes
- * plan them (ndx_launch_gpu_convert), against convert_ref.h. In the
- * sanitizer build every access the bodies make is checked too. */
+ * plan them (ndx_launch_gpu_convert) and run a phase at a time
+ * (gpu_phases.h), against convert_ref.h. In the sanitizer build every
+ * access the bodies make is checked too. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ static int64_t emu_lid, emu_gid, emu_local, emu_groups;
 
 #include "convert_ref.h"
 #include "cuda_cases.h"
+#include "gpu_phases.h"
 
 /* Work-items per work-group, and a cap on work-groups small enough that
  * the larger cases loop over their units. */
@@ -318,32 +320,6 @@ Test(gpu_emulate, tiles_joined_with_batch_axes_every_width, .timeout = 600) {
     }
 }
 
-/* Runs conversion launch `d` of transpose plan `p` from type st into dt
- * (ndx_convert_transpose_wN's loop, a phase at a time). */
-static void run_convert(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx_u8 *dst,
-                        const ndx_u8 *src, int st, int dt) {
-  ndx_gpu_guard g = {0};
-  int db = ndx_cv_bits(dt);
-  emu_local = LOCAL, emu_groups = groups;
-  for (emu_gid = 0; emu_gid < groups; emu_gid++)
-    for (int64_t t = emu_gid, step = 0; t < d->units; t += groups, step++) {
-      memset(tile, 0xa5, sizeof tile);
-      if (p->wide) {
-        ndx_gpu_tile_w64 w = ndx_gpu_tile_at_w64(d, t, db);
-        for (int64_t l = 0; l < LOCAL; l++)
-          ndx_convert_tile_load_w64(d, &w, tile, src, st, dt, l, LOCAL, step, &g);
-        for (int64_t l = 0; l < LOCAL; l++)
-          ndx_gpu_tile_store_w64(d, &w, tile, dst, db, l, LOCAL, step, &g);
-      } else {
-        ndx_gpu_tile_w32 w = ndx_gpu_tile_at_w32(d, t, db);
-        for (int64_t l = 0; l < LOCAL; l++)
-          ndx_convert_tile_load_w32(d, &w, tile, src, st, dt, l, LOCAL, step, &g);
-        for (int64_t l = 0; l < LOCAL; l++)
-          ndx_gpu_tile_store_w32(d, &w, tile, dst, db, l, LOCAL, step, &g);
-      }
-    }
-}
-
 /* Converts the transpose of case c from type st into dt, planned at the
  * destination's width as the runtimes plan it (in the 64-bit form where
  * `wide`), into a patterned destination, and compares the whole buffer
@@ -372,7 +348,7 @@ static void check_convert_case(const cuda_case *c, ndx_dtype st, ndx_dtype dt, b
   int64_t groups;
   ndx_launch_gpu_convert(&p, sb, LOCAL, MAX_GROUPS, d, &groups);
   cr_assert_eq(ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d), NDX_OK);
-  run_convert(&p, d, groups, got, src, (int)st, (int)dt);
+  gpu_phases_convert_transpose(d, LOCAL, groups, got, src, (int)st, (int)dt, false);
   int64_t at = cuda_first_difference(got, want, nd);
   cr_assert(at < 0, "%s, %s to %s, %s form: byte %lld is 0x%02x, want 0x%02x", what,
             ndx_dtype_name(st), ndx_dtype_name(dt), wide ? "64-bit" : "32-bit", (long long)at,
