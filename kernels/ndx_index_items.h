@@ -76,8 +76,10 @@ NDX_FN ndx_i32 ndx_index_value32(ndx_i32 v, ndx_i32 d, int wrap) {
 #define NDX_INDEX_ITEMS_H_W32
 #endif
 
-/* An odometer over every operand of a pack (up to NDX_WALK_OPS): ndx_odo's
- * walk, row by row. */
+/* ndx_odo's odometer over every operand of a pack (up to NDX_WALK_OPS;
+ * the positions and steps of those it has not 0), with the innermost
+ * axis's strides and extent at hand, stepped a row at a time by
+ * ndx_odo_carry_ops. */
 typedef struct ndx_walk_wN {
   NDX_WORD index[NDX_PACK_MAX_RANK];
   NDX_WORD pos[NDX_WALK_OPS];
@@ -105,16 +107,7 @@ NDX_ITEM_FN void ndx_walk_next_row_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_w
   int in = w->in, n = (int)p->nops;
   for (int k = 0; k < n; k++) w->pos[k] -= j * w->step[k];
   w->index[in] = 0;
-  for (int a = in - 1; a >= 0; a--) {
-    NDX_WORD d = ndx_extent_wN(p, a);
-    if (w->index[a] + 1 < d) {
-      w->index[a]++;
-      for (int k = 0; k < n; k++) w->pos[k] += ndx_stride_wN(p, k, a);
-      return;
-    }
-    w->index[a] = 0;
-    for (int k = 0; k < n; k++) w->pos[k] -= (d - 1) * ndx_stride_wN(p, k, a);
-  }
+  ndx_odo_carry_ops_wN(p, w->index, w->pos, n, in - 1);
 }
 
 /* Check pass, work-item `item`: the index elements [item*chunk, ...) of the

@@ -11,7 +11,8 @@
  *   position         ndx_index_position, ndx_span: a C-order index to
  *                    positions by magic numbers, without dividing
  *   the odometer     ndx_odo with ndx_odo_start, ndx_odo_carry, ndx_odo_next,
- *                    ndx_odo_next_row: consecutive indices by adding strides
+ *                    ndx_odo_next_row: consecutive indices by adding strides;
+ *                    ndx_odo_carry_ops: the same for any number of operands
  *   ndx_count_below  the C-order indices whose destination position is
  *                    below a bound (a distinct destination)
  *   bytes and bits   ndx_byte_of, ndx_shift_of, ndx_sub_log2
@@ -404,6 +405,7 @@ NDX_FN ndx_i64 ndx_index_value(ndx_i64 v, ndx_i64 d, int wrap) {
 #define ndx_index_position_wN NDX_WN(ndx_index_position_w32, ndx_index_position_w64)
 #define ndx_span_wN NDX_WN(ndx_span_w32, ndx_span_w64)
 #define ndx_odo_wN NDX_WN(ndx_odo_w32, ndx_odo_w64)
+#define ndx_odo_carry_ops_wN NDX_WN(ndx_odo_carry_ops_w32, ndx_odo_carry_ops_w64)
 #define ndx_odo_start_wN NDX_WN(ndx_odo_start_w32, ndx_odo_start_w64)
 #define ndx_odo_carry_wN NDX_WN(ndx_odo_carry_w32, ndx_odo_carry_w64)
 #define ndx_odo_next_wN NDX_WN(ndx_odo_next_w32, ndx_odo_next_w64)
@@ -506,14 +508,36 @@ NDX_FN void ndx_span_wN(NDX_CONSTANT const ndx_pack_head *p, int k, ndx_i64 *lo,
 
 /* ---- Stepping ---------------------------------------------------------------- */
 
-/* An odometer over the pack's indices in C order, tracking the positions of
- * operands 0 and 1 (just 0 when the pack has one operand). Stepping adds
- * strides; a carry subtracts (extent-1)*stride, so every intermediate value is
- * a position of its operand and fits the form's words. */
+/* An odometer over the pack's indices in C order: a multi-index,
+ * index[0 .. rank-1], and the positions pos[0 .. n-1] of operands 0 .. n-1
+ * at it (n <= nops). Stepping adds strides; a carry subtracts
+ * (extent-1)*stride, so every intermediate value is a position of its
+ * operand and fits the form's words. ndx_odo_carry_ops steps arrays of the
+ * caller's, started by ndx_unravel and ndx_index_position; ndx_odo holds
+ * them for operands 0 and 1 (pos[1] 0 when the pack has one operand). */
 typedef struct ndx_odo_wN {
   NDX_WORD index[NDX_PACK_MAX_RANK];
   NDX_WORD pos[2];
 } ndx_odo_wN;
+
+/* Advances the index formed by axes 0 .. a by one (axes after a untouched),
+ * carrying outwards, and pos[0 .. n-1] with it (n <= nops). Returns 0 when
+ * it wrapped past the last index (every axis up to a back at 0), 1
+ * otherwise. O(n * a) at worst, O(n) amortized over a walk. */
+NDX_FN int ndx_odo_carry_ops_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_WORD *index, NDX_WORD *pos,
+                                int n, int a) {
+  for (; a >= 0; a--) {
+    NDX_WORD d = ndx_extent_wN(p, a);
+    if (index[a] + 1 < d) {
+      index[a]++;
+      for (int k = 0; k < n; k++) pos[k] += ndx_stride_wN(p, k, a);
+      return 1;
+    }
+    index[a] = 0;
+    for (int k = 0; k < n; k++) pos[k] -= (d - 1) * ndx_stride_wN(p, k, a);
+  }
+  return 0;
+}
 
 /* Starts `o` at C-order index i (0 <= i < numel). rank - 1 magic divisions
  * and O(rank) multiply-adds. */
@@ -523,26 +547,9 @@ NDX_FN void ndx_odo_start_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_odo_wN *o,
   o->pos[1] = p->nops > 1 ? ndx_index_position_wN(p, 1, o->index) : 0;
 }
 
-/* Advances the index formed by axes 0 .. a by one (axes after a untouched),
- * carrying outwards. Returns 0 when it wrapped past the last index (every
- * axis up to a back at 0), 1 otherwise. O(a) at worst, O(1) amortized over a
- * walk. */
+/* ndx_odo_carry_ops on `o`. */
 NDX_FN int ndx_odo_carry_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_odo_wN *o, int a) {
-  int two = p->nops > 1;
-  for (; a >= 0; a--) {
-    NDX_WORD d = ndx_extent_wN(p, a);
-    NDX_WORD s0 = ndx_stride_wN(p, 0, a), s1 = two ? ndx_stride_wN(p, 1, a) : 0;
-    if (o->index[a] + 1 < d) {
-      o->index[a]++;
-      o->pos[0] += s0;
-      o->pos[1] += s1;
-      return 1;
-    }
-    o->index[a] = 0;
-    o->pos[0] -= (d - 1) * s0;
-    o->pos[1] -= (d - 1) * s1;
-  }
-  return 0;
+  return ndx_odo_carry_ops_wN(p, o->index, o->pos, p->nops > 1 ? 2 : 1, a);
 }
 
 /* Advances `o` to the next C-order index. */
