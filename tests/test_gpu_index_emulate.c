@@ -322,8 +322,8 @@ Test(gpu_index_emulate, row_launch_edges) {
  * values in range, wrapped negative ones (WRAP), and out-of-range ones
  * (the call writes nothing and the status names an invalid element), 32-
  * and 64-bit indices, 8 to 128 bits. Segments of one 128-byte line and
- * less, and of more than NDX_GPU_ALONG_BYTES, are not taken along and
- * still copy right; the others are, in passes of several pack rows (n
+ * less, and of more than NDX_GPU_ALONG_BYTES, and 4-bit elements, are not
+ * taken along and still copy right; the others are, in passes of several pack rows (n
  * small), one (n = dim) or segments of one (n longer than a pass). */
 Test(gpu_index_emulate, along_the_axis_through_work_group_memory, .timeout = 600) {
   oracle_rng r = {53};
@@ -398,6 +398,30 @@ Test(gpu_index_emulate, along_the_axis_through_work_group_memory, .timeout = 600
         }
       }
     }
+  }
+  /* below 8 bits a gather assembles destination bytes (the bytes body),
+   * never along: 4-bit rows of 1000 elements, picked 1500 times */
+  for (int variant = 0; variant < 2; variant++) {
+    int64_t dim = 1000, n = 1500, rows = 3;
+    ndx_layout tab, out, index_l;
+    cr_assert_eq(ndx_make(&tab, 2, (int64_t[]){rows, dim}, (int64_t[]){dim + 1, 1}, 1), NDX_OK);
+    cr_assert_eq(ndx_contiguous(&out, 2, (int64_t[]){rows, n}), NDX_OK);
+    index_l = out;
+    call c = {.dst = out,
+              .src = tab,
+              .axis = 1,
+              .index = index_l,
+              .index_bits = 32,
+              .bits = 4,
+              .flags = variant ? NDX_INDEX_WRAP : 0};
+    ndx_index_plan p;
+    cr_assert_eq(
+        ndx_index_plan_make(&p, "test", false, &c.dst, &c.src, 1, &c.index, 32, c.flags, 4),
+        NDX_OK);
+    cr_assert(!ndx_index_plan_along(&p));
+    ndx_u8 *index = random_index(&r, &index_l, 32, variant ? -dim : 0, dim - 1);
+    check_call(&c, index, &r, kinds);
+    free(index);
   }
   cr_assert_gt(faults, 0, "no along case had a fault");
   cr_assert_gt(kinds[3], cases / 2, "%d of %d cases along", kinds[3], cases);
