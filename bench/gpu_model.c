@@ -218,6 +218,7 @@ typedef struct side {
 typedef struct tally {
   side load, store;
   int64_t waves, ideal;
+  int64_t value_waves, value_ideal, value_requests; /* NDX_TRACE_BY_VALUE requests */
   int64_t runs, run_bytes; /* a work-item's global loads before its next store */
 } tally;
 
@@ -308,7 +309,12 @@ static void tally_group(tally *t) {
       j++;
     }
     int site = rec.r[i].site;
-    if (site & NDX_TRACE_LOCAL) {
+    if ((site & NDX_TRACE_LOCAL) && (site & NDX_TRACE_BY_VALUE)) {
+      int ideal;
+      t->value_waves += gpu_model_wavefronts(a, n, &ideal);
+      t->value_ideal += ideal;
+      t->value_requests++;
+    } else if (site & NDX_TRACE_LOCAL) {
       int ideal;
       t->waves += gpu_model_wavefronts(a, n, &ideal);
       t->ideal += ideal;
@@ -581,7 +587,7 @@ typedef struct index_bufs {
 /* Runs work-group `gid` of a launch of `groups` of the check pass (`check`)
  * or the copy pass of plan p, descriptor d. */
 static void run_index_group(const ndx_index_plan *p, const ndx_index_launch *d, bool check,
-                            index_bufs *b, int64_t gid, int64_t groups) {
+                            index_bufs *b, uint8_t *stage, int64_t gid, int64_t groups) {
   ndx_gpu_index_guard g = {0};
   uint32_t *claims = ndx_index_form_claims(p->form) ? b->claims : NULL;
   const uint8_t *moved = p->form == NDX_INDEX_CLAIMS ? (const uint8_t *)b->claims : b->index;
@@ -595,6 +601,9 @@ static void run_index_group(const ndx_index_plan *p, const ndx_index_launch *d, 
     else if (p->bits < 8)
       p->wide ? ndx_gpu_index_bytes_w64(d, b->dst, b->src, moved, p->bits, ib, &g)
               : ndx_gpu_index_bytes_w32(d, b->dst, b->src, moved, p->bits, ib, &g);
+    else if (d->along) /* the picks' addresses are the values, not the stage's contents */
+      p->wide ? ndx_gpu_index_along_w64(d, stage, b->dst, b->src, moved, p->bits, ib, &g)
+              : ndx_gpu_index_along_w32(d, stage, b->dst, b->src, moved, p->bits, ib, &g);
     else if (d->rows)
       p->wide ? ndx_gpu_index_rows_w64(d, b->dst, b->src, moved, wins, p->bits, ib, &g)
               : ndx_gpu_index_rows_w32(d, b->dst, b->src, moved, wins, p->bits, ib, &g);
@@ -631,19 +640,23 @@ void gpu_model_index_case(const gpu_index_case *c, gpu_model_result *res) {
     fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
     exit(1);
   }
-  res->path = p.bits < 8 ? "idx-bytes" : d[1]->rows ? "idx-rows" : "idx-elems";
+  res->path = p.bits < 8    ? "idx-bytes"
+              : d[1]->rows  ? "idx-rows"
+              : d[1]->along ? "idx-along"
+                            : "idx-elems";
   size_t ni = span_bytes(&c->index, 32) / 4, nc = (size_t)(p.nclaims > 0 ? p.nclaims : 1);
   index_bufs b = {.index = (uint8_t *)gpu_index_values(c, ni, "gpu model"),
                   .claims = zeroed(nc * 4)};
   rec.size[0] = span_bytes(&c->dst, c->bits), rec.size[1] = span_bytes(&c->src, c->bits);
   rec.size[2] = ni * 4, rec.size[3] = nc * 4;
   b.dst = zeroed(rec.size[0]), b.src = zeroed(rec.size[1]);
-  if (!b.dst || !b.src || !b.claims) {
+  uint8_t *stage = zeroed(NDX_GPU_ALONG_BYTES);
+  if (!b.dst || !b.src || !b.claims || !stage) {
     fprintf(stderr, "gpu model: out of memory for %s\n", c->name);
     exit(1);
   }
   rec.base[0] = b.dst, rec.base[1] = b.src, rec.base[2] = b.index;
-  rec.base[3] = (const uint8_t *)b.claims, rec.tile = NULL;
+  rec.base[3] = (const uint8_t *)b.claims, rec.tile = stage;
   rec.spans = true, rec.nb[0] = rec.nb[1] = 0;
   tally t[2]; /* check, copy */
   memset(t, 0, sizeof t);
@@ -652,18 +665,18 @@ void gpu_model_index_case(const gpu_index_case *c, gpu_model_result *res) {
     if (k == 0 && ndx_index_form_claims(p.form)) { /* every claim, for the copy pass */
       rec.off = true;
       for (int64_t gid = 0; gid < groups[0]; gid++)
-        run_index_group(&p, d[0], true, &b, gid, groups[0]);
+        run_index_group(&p, d[0], true, &b, stage, gid, groups[0]);
       rec.off = false;
     }
     int64_t npick = sample_groups(groups[k], picks);
     for (int64_t i = 0; i < npick; i++) {
-      run_index_group(&p, d[k], k == 0, &b, picks[i], groups[k]);
+      run_index_group(&p, d[k], k == 0, &b, stage, picks[i], groups[k]);
       tally_group(&t[k]);
     }
   }
   rec.spans = false;
-  free(b.dst), free(b.src), free(b.index), free(b.claims);
-  rec.base[2] = rec.base[3] = NULL;
+  free(b.dst), free(b.src), free(b.index), free(b.claims), free(stage);
+  rec.base[2] = rec.base[3] = NULL, rec.tile = NULL;
 
   side load = t[1].load, store = t[1].store;
   load.bytes += t[0].load.bytes, load.sectors += t[0].load.sectors;
@@ -673,33 +686,45 @@ void gpu_model_index_case(const gpu_index_case *c, gpu_model_result *res) {
   res->load_bound = spans_use(rec.bytes[0], rec.nb[0]);
   res->store_bound = spans_use(rec.bytes[1], rec.nb[1]);
   int64_t resident = SM_THREADS / LOCAL < SM_BLOCKS ? SM_THREADS / LOCAL : SM_BLOCKS;
+  res->shared = d[1]->along ? NDX_GPU_ALONG_BYTES : 0;
+  if (res->shared && SM_SHARED / (res->shared + BLOCK_SHARED_RESERVED) < resident)
+    resident = SM_SHARED / (res->shared + BLOCK_SHARED_RESERVED);
   if (ndx_ceil_div(groups[1], SMS) < resident) resident = ndx_ceil_div(groups[1], SMS);
   res->in_flight =
       t[1].runs ? (double)resident * LOCAL * ((double)t[1].run_bytes / (double)t[1].runs) : 0;
   res->below = res->load_use < 0.9 * res->load_bound || res->store_use < 0.9 * res->store_bound;
-  res->conflicts = false;
+  /* the stage's stores are the layout's; the picks, by value, apart */
+  res->waves = t[1].waves, res->ideal = t[1].ideal;
+  res->value_waves = t[1].value_waves, res->value_ideal = t[1].value_ideal;
+  res->value_requests = t[1].value_requests;
+  res->conflicts = res->waves > res->ideal;
 }
 
 /* Prints (and writes to csv) one case's line; counts it. */
 static void report(const char *name, const gpu_model_result *r, FILE *csv, int *below,
                    int *conflicts) {
   if (csv)
-    fprintf(csv, "\"%s\",%s,%.4f,%.4f,%.4f,%.4f,%lld,%lld,%.1f,%d,%d\n", name, r->path, r->load_use,
-            r->load_bound, r->store_use, r->store_bound, r->waves, r->ideal, r->in_flight / 1024,
-            r->below, r->conflicts);
+    fprintf(csv, "\"%s\",%s,%.4f,%.4f,%.4f,%.4f,%lld,%lld,%.1f,%d,%d,%lld,%lld\n", name, r->path,
+            r->load_use, r->load_bound, r->store_use, r->store_bound, r->waves, r->ideal,
+            r->in_flight / 1024, r->below, r->conflicts, r->value_waves, r->value_ideal);
   *below += r->below;
   *conflicts += r->conflicts;
   if (strcmp(r->path, "buffer") == 0 || strcmp(r->path, "empty") == 0) {
     printf("%-52s %-9s the device's copy engine, no kernel\n", name, r->path);
     return;
   }
-  printf("%-52s %-9s %4.2f/%4.2f  %4.2f/%4.2f  %5.2f  %6.1f  %s\n", name, r->path, r->load_use,
+  char by_value[64] = "";
+  if (r->value_requests)
+    snprintf(by_value, sizeof by_value, " (picks by value: %.2f wavefronts a request)",
+             (double)r->value_waves / (double)r->value_requests);
+  printf("%-52s %-9s %4.2f/%4.2f  %4.2f/%4.2f  %5.2f  %6.1f  %s%s\n", name, r->path, r->load_use,
          r->load_bound, r->store_use, r->store_bound,
          r->ideal ? (double)r->waves / (double)r->ideal : 1.0, r->in_flight / 1024,
          r->below && r->conflicts ? "BELOW BOUND, BANK CONFLICTS"
          : r->below               ? "BELOW BOUND"
          : r->conflicts           ? "BANK CONFLICTS"
-                                  : "ok");
+                                  : "ok",
+         by_value);
 }
 
 int gpu_model_run(const char *only, FILE *csv) {
@@ -708,7 +733,8 @@ int gpu_model_run(const char *only, FILE *csv) {
   int n = gpu_cases(cases, 48), ni = gpu_index_cases(icases, 16), ran = 0, below = 0, conflicts = 0;
   if (csv)
     fprintf(csv, "case,path,load_use,load_bound,store_use,store_bound,wavefronts,ideal_wavefronts,"
-                 "kib_in_flight_per_sm,below_bound,bank_conflicts\n");
+                 "kib_in_flight_per_sm,below_bound,bank_conflicts,value_wavefronts,"
+                 "value_ideal_wavefronts\n");
   printf("ndx-bench gpu model: the gpu-shaped kernels (kernels/ndx_copy_gpu.h, ndx_index_gpu.h, "
          "ndx_convert_items.h, ndx_convert_gpu.h) "
          "on an H100's memory system, %d-thread work-groups, %d sampled a case (a pass)\n",

@@ -48,8 +48,13 @@ typedef struct gpu_model_result {
   double load_use, load_bound; /* global loads: sector use and its bound */
   double store_use, store_bound;
   long long waves, ideal; /* shared memory wavefronts, and the fewest */
-  double in_flight;       /* bytes of loads in flight per SM */
-  bool below, conflicts;  /* a use under 0.9 of its bound; waves > ideal */
+  /* shared-memory requests whose addresses are data (NDX_TRACE_BY_VALUE:
+   * a gather's picks from work-group memory), counted apart from waves and
+   * ideal: their wavefronts, the fewest, and the requests */
+  long long value_waves, value_ideal, value_requests;
+  double in_flight;      /* bytes of loads in flight per SM */
+  bool below, conflicts; /* a use under 0.9 of its bound; waves > ideal */
+  int64_t shared;        /* work-group memory a block reserves, bytes */
 } gpu_model_result;
 
 /* Models one copy or conversion case (gpu_cases.h): plans it for the gpu

@@ -48,6 +48,15 @@
 #include "ndx/ndx_pack.h"
 #include "ndx_gpu.h"
 #include "ndx_cuda_tuning.h"
+/* the along kernel's descriptor; ndx_device.h, which it includes, sets
+ * NDX_WIDE where the includer has not, and the includer defines it itself
+ * for each form it wants (ndx_cuda_common.cuh) */
+#ifdef NDX_WIDE
+#include "ndx_index_launch.h"
+#else
+#include "ndx_index_launch.h"
+#undef NDX_WIDE
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -138,6 +147,21 @@ typedef struct ndx_cuda_index_args {
  * error code. Defined in kernels/ndx_index.cu. */
 int ndx_cuda_index_launch_check(const ndx_cuda_index_args *a, int64_t blocks, void *stream,
                                 const void *index, uint32_t *claims, uint32_t *status);
+
+/* The along kernel's arguments (a gather's copy pass where
+ * ndx_index_plan_along holds): the gpu shape's launch descriptor with the
+ * copy pack right after it, as kernels/ndx_index_gpu.h reads them. */
+typedef struct ndx_cuda_along_args {
+  ndx_index_launch d;
+  uint64_t pack[NDX_CUDA_INDEX_PACK_BYTES / 8];
+} ndx_cuda_along_args;
+
+/* Launches the along kernel for `bits`-bit elements (8 .. 128), which
+ * writes nothing when status[0] is set: blocks of NDX_CUDA_THREADS, each
+ * through NDX_GPU_ALONG_BYTES of shared memory (ndx_gpu_index_along_wN). */
+int ndx_cuda_index_launch_along(const ndx_cuda_along_args *a, int bits, int64_t blocks,
+                                void *stream, void *dst, const void *src, const void *index,
+                                const uint32_t *status);
 
 /* Launches the copy kernel, which writes nothing when status[0] is set;
  * `index` is the claims table in a claims scatter; `claims` the table in a

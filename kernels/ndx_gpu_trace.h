@@ -21,7 +21,11 @@ NDX_FN void ndx_gpu_untraced(ndx_i64 v) {
 enum {
   NDX_TRACE_LOCAL = 1, /* bit: work-group memory (else global) */
   NDX_TRACE_STORE = 2, /* bit: a store (else a load) */
-  NDX_TRACE_ROWS = 4,  /* sites: multiples of 4, plus the bits above */
+  /* bit: a work-group memory address that depends on data (a gather's
+   * index value): no layout of the memory keeps such a request's lanes off
+   * one bank's other words, so the model counts it apart */
+  NDX_TRACE_BY_VALUE = 1 << 12,
+  NDX_TRACE_ROWS = 4, /* sites: multiples of 4, plus the bits above */
   NDX_TRACE_GATHER = 8,
   NDX_TRACE_TILE = 12,
   NDX_TRACE_TILE_BITS = 16,

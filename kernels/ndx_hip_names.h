@@ -39,6 +39,7 @@
 #define ndx_cuda_index_flags ndx_hip_index_flags
 #define ndx_cuda_index_launch_check ndx_hip_index_launch_check
 #define ndx_cuda_index_launch_copy ndx_hip_index_launch_copy
+#define ndx_cuda_index_launch_along ndx_hip_index_launch_along
 
 /* The runtime */
 #define cudaStream_t hipStream_t

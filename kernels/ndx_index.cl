@@ -17,7 +17,12 @@
  * Under NDX_SHAPE_GPU the same three kernels, with the same arguments, run
  * the gpu-shaped bodies of ndx_index_gpu.h: their first argument is then
  * the pass's launch descriptor with its pack after it (ndx_index_launch.h),
- * which holds the pass's values too, and `chunk` is unused.
+ * which holds the pass's values too, and `chunk` is unused. A fourth,
+ *   ndx_index_along    the copy pass of a gather whose descriptor says
+ *                      `along` (NDX_BITS 8 .. 128): its pack rows' source
+ *                      segments through NDX_GPU_ALONG_BYTES of work-group
+ *                      memory, ndx_index_copy's arguments
+ * is a kernel of its own so that the others reserve no work-group memory.
  *
  * Built with -DNDX_BOUNDS_CHECK, each kernel takes the buffers' sizes and a
  * bounds status as the copy kernels do (ndx_copy.cl), and first checks every
@@ -81,6 +86,20 @@ __kernel void ndx_index_copy(NDX_INDEX_GPU_ARGS, int rows, __global const uint *
     else
       ndx_gpu_index_elems_wN(d, dst, src, index, claims, NDX_BITS, 64, &g);
   }
+}
+#endif
+
+#ifdef NDX_KERNEL_index_along
+__kernel void ndx_index_along(NDX_INDEX_GPU_ARGS, int rows, __global const uint *restrict claims,
+                              long claim_stride NDX_INDEX_GPU_CHECK_ARGS) {
+  NDX_INDEX_GPU_UNUSED(void) rows, (void)claims, (void)claim_stride;
+  __local ulong2 stage[NDX_GPU_ALONG_BYTES / 16];
+  if (status[0]) return; /* the whole work-group alike: the check pass has ended */
+  NDX_INDEX_GUARD
+  if (d->index_bits == 32)
+    ndx_gpu_index_along_wN(d, (__local uchar *)stage, dst, src, index, NDX_BITS, 32, &g);
+  else
+    ndx_gpu_index_along_wN(d, (__local uchar *)stage, dst, src, index, NDX_BITS, 64, &g);
 }
 #endif
 

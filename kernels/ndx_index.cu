@@ -7,11 +7,18 @@
  *   k_index_copy<W, B, ROWS>  the copy pass of B-bit elements, B = 1 .. 128
  *                             (destination bytes below 8 bits); returns at
  *                             once when the check recorded a fault
+ *   k_index_along<B>          a gather's copy pass along the axis
+ *                             (ndx_index_plan_along), B = 8 .. 128: the gpu
+ *                             shape's body (ndx_gpu_index_along_wN, both
+ *                             pack forms by the pack's), its descriptor and
+ *                             pack by value (ndx_cuda_along_args)
  * per index form W (32- or 64-bit pack words), with their arguments, the pack
  * included, by value as a __grid_constant__ parameter, as kernels/ndx_copy.cu
  * does. One source for CUDA and HIP, as ndx_copy.cu: the runtime comes
  * through kernels/ndx_gpu.h, and hipcc builds it into libndx_hip (the
  * launchers then named ndx_hip_index_launch_*, ndx_hip_names.h). */
+#include <cstddef>
+
 #include "ndx_gpu.h"
 
 #include "ndx_index_cuda.cuh"
@@ -41,6 +48,31 @@ NDX_CUDA_KERNEL k_index_copy(const __grid_constant__ ndx_cuda_index_args a,
   copy_body<W, B, ROWS>(a, dst, src, index, claims, status,
                         (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
                         (int64_t)gridDim.x * blockDim.x);
+}
+
+static_assert(sizeof(ndx_cuda_along_args) <= 4096, "kernel arguments fit CUDA's 4 KiB");
+static_assert(offsetof(ndx_cuda_along_args, pack) == sizeof(ndx_index_launch), "the pack follows");
+
+template <int B>
+NDX_CUDA_KERNEL k_index_along(const __grid_constant__ ndx_cuda_along_args a,
+                              ndx_u8 *__restrict__ dst, const ndx_u8 *__restrict__ src,
+                              const ndx_u8 *__restrict__ index,
+                              const ndx_u32 *__restrict__ status) {
+  __shared__ ndx_u128 stage[NDX_GPU_ALONG_BYTES / 16];
+  if (status[0]) return; /* every thread alike: the check kernel has ended */
+  ndx_gpu_index_guard g = {0};
+  bool wide = ndx_index_launch_pack(&a.d)->wide != 0;
+  if (a.d.index_bits == 32) {
+    if (wide)
+      ndx_gpu_index_along_w64(&a.d, (ndx_u8 *)stage, dst, src, index, B, 32, &g);
+    else
+      ndx_gpu_index_along_w32(&a.d, (ndx_u8 *)stage, dst, src, index, B, 32, &g);
+  } else {
+    if (wide)
+      ndx_gpu_index_along_w64(&a.d, (ndx_u8 *)stage, dst, src, index, B, 64, &g);
+    else
+      ndx_gpu_index_along_w32(&a.d, (ndx_u8 *)stage, dst, src, index, B, 64, &g);
+  }
 }
 
 /* Takes the address of the copy kernel pick_copy names. */
@@ -73,5 +105,23 @@ extern "C" int ndx_cuda_index_launch_copy(const ndx_cuda_index_args *a, int64_t 
   const ndx_u8 *s = (const ndx_u8 *)src, *i = (const ndx_u8 *)index;
   void *args[] = {(void *)a, (void *)&d, (void *)&s, (void *)&i, (void *)&claims, (void *)&status};
   return (int)cudaLaunchKernel(k.fn, dim3((unsigned)blocks), dim3(NDX_CUDA_THREADS), args, 0,
+                               (cudaStream_t)stream);
+}
+
+extern "C" int ndx_cuda_index_launch_along(const ndx_cuda_along_args *a, int bits, int64_t blocks,
+                                           void *stream, void *dst, const void *src,
+                                           const void *index, const uint32_t *status) {
+  const void *fn = bits == 8     ? (const void *)k_index_along<8>
+                   : bits == 16  ? (const void *)k_index_along<16>
+                   : bits == 32  ? (const void *)k_index_along<32>
+                   : bits == 64  ? (const void *)k_index_along<64>
+                   : bits == 128 ? (const void *)k_index_along<128>
+                                 : nullptr;
+  if (!fn) return (int)cudaErrorInvalidDeviceFunction;
+  if (blocks <= 0) return (int)cudaSuccess;
+  ndx_u8 *d = (ndx_u8 *)dst;
+  const ndx_u8 *s = (const ndx_u8 *)src, *i = (const ndx_u8 *)index;
+  void *args[] = {(void *)a, (void *)&d, (void *)&s, (void *)&i, (void *)&status};
+  return (int)cudaLaunchKernel(fn, dim3((unsigned)blocks), dim3(NDX_CUDA_THREADS), args, 0,
                                (cudaStream_t)stream);
 }

@@ -7,7 +7,11 @@
  * nthreads, ... (grid-stride). kernels/ndx_index.cu wraps them into
  * kernels; tests/test_cuda_emulate.cu runs them thread by thread on the
  * host. No barrier: the check and the copy are two launches, and the copy
- * reads the check's verdict, status[0], before it writes anything. */
+ * reads the check's verdict, status[0], before it writes anything. The one
+ * exception is a gather along the axis (ndx_index_plan_along), whose copy
+ * pass is the gpu shape's body of kernels/ndx_index_gpu.h (k_index_along):
+ * each block loads its pack rows' source segments into shared memory,
+ * waits at a barrier, then picks from there. */
 #ifndef NDX_INDEX_CUDA_CUH
 #define NDX_INDEX_CUDA_CUH
 
@@ -20,6 +24,16 @@
 #undef NDX_WIDE
 #define NDX_WIDE 1
 #include "ndx_index_items.h"
+#undef NDX_WIDE
+
+/* The gpu shape's along body (a gather picking from a source segment in
+ * shared memory: ndx_index_plan_along), for k_index_along and the host
+ * emulator, which runs its two phases in turn. */
+#define NDX_WIDE 0
+#include "ndx_index_gpu.h"
+#undef NDX_WIDE
+#define NDX_WIDE 1
+#include "ndx_index_gpu.h"
 #undef NDX_WIDE
 
 #include "ndx_cuda_args.h"

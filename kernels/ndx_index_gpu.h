@@ -54,7 +54,9 @@ enum {
   NDX_TRACE_IROWS = 40,
   NDX_TRACE_IELEMS = 44,
   NDX_TRACE_IBYTES = 48,
-  NDX_TRACE_IBYTES_KEEP = 52 /* the destination byte's bits kept */
+  NDX_TRACE_IBYTES_KEEP = 52, /* the destination byte's bits kept */
+  NDX_TRACE_IALONG = 56,      /* along: a source row segment into work-group memory */
+  NDX_TRACE_IPICK = 60        /* along: a pick from it, and its store */
 };
 
 /* The most operands a pass's pack has (the winners copy: dst, src, index,
@@ -104,6 +106,11 @@ NDX_FN ndx_i64 ndx_gpu_index_k(NDX_CONSTANT const ndx_index_launch *d,
 #define ndx_gpu_index_rows_wN NDX_WN(ndx_gpu_index_rows_w32, ndx_gpu_index_rows_w64)
 #define ndx_gpu_index_elems_wN NDX_WN(ndx_gpu_index_elems_w32, ndx_gpu_index_elems_w64)
 #define ndx_gpu_index_bytes_wN NDX_WN(ndx_gpu_index_bytes_w32, ndx_gpu_index_bytes_w64)
+#define ndx_gpu_index_along_load_wN                                                                \
+  NDX_WN(ndx_gpu_index_along_load_w32, ndx_gpu_index_along_load_w64)
+#define ndx_gpu_index_along_pick_wN                                                                \
+  NDX_WN(ndx_gpu_index_along_pick_w32, ndx_gpu_index_along_pick_w64)
+#define ndx_gpu_index_along_wN NDX_WN(ndx_gpu_index_along_w32, ndx_gpu_index_along_w64)
 #endif
 
 #if (NDX_WIDE && !defined(NDX_INDEX_GPU_H_W64)) || (!NDX_WIDE && !defined(NDX_INDEX_GPU_H_W32))
@@ -249,6 +256,111 @@ NDX_FN void ndx_gpu_index_elems_wN(NDX_CONSTANT const ndx_index_launch *d,
       NDX_GPU_TRACE(NDX_TRACE_IELEMS | NDX_TRACE_STORE, u0 / size + i, dst + pd[i] * eb, eb);
       ndx_gpu_store(dst, pd[i], eb, v[i]);
     }
+  }
+}
+
+/* Along (copy pass of a gather, 8 bits and up, `along` not 0;
+ * ndx_index_launch.h), phase 1 of pass `pass` (the group's turn `step`, for
+ * NDX_GPU_TRACE): work-item `lid` of `n` loads the source row segments of
+ * the pass's pack rows into work-group memory, pack row r0 + t at t *
+ * along elements, element by element in the segment's order, each segment
+ * with its work-items from the 128-byte line that holds its first element
+ * (the segment's coordinate k lies at k * step1 - along_lo), NDX_GPU_BATCH
+ * loads before it stores any. */
+NDX_FN void ndx_gpu_index_along_load_wN(NDX_CONSTANT const ndx_index_launch *d,
+                                        NDX_LOCAL ndx_u8 *stage,
+                                        NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits,
+                                        ndx_i64 lid, ndx_i64 n, ndx_i64 pass, ndx_i64 step,
+                                        const ndx_gpu_index_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_index_launch_pack(d);
+  int eb = bits / 8;
+  ndx_i64 r0, r1, u0, u1, it = 0;
+  ndx_index_along_pass(d, pass, &r0, &r1, &u0, &u1);
+  for (ndx_i64 r = r0; r < r1; r++) {
+    ndx_i64 pos[NDX_GPU_INDEX_OPS];
+    ndx_gpu_index_at_wN(p, r, (int)p->rank - 1, pos);
+    ndx_i64 s0 = pos[1] + d->along_lo, before = ((s0 * eb) & 127) / eb, at0 = (r - r0) * d->along;
+    for (ndx_i64 e0 = lid - before; e0 < d->along; e0 += NDX_GPU_BATCH * n, it++) {
+      ndx_u128 v[NDX_GPU_BATCH];
+      ndx_i64 at[NDX_GPU_BATCH]; /* an element of the stage, or -1 */
+      for (int i = 0; i < NDX_GPU_BATCH; i++) {
+        ndx_i64 e = e0 + i * n;
+        at[i] = -1;
+        v[i].x = v[i].y = 0;
+        if (e < 0 || e >= d->along || !ndx_gpu_index_in(g, 1, s0 + e, 1, bits)) continue;
+        NDX_GPU_TRACE(NDX_TRACE_IALONG, (step << 16) + it * NDX_GPU_BATCH + i, src + (s0 + e) * eb,
+                      eb);
+        v[i] = ndx_gpu_load(src, s0 + e, eb);
+        at[i] = at0 + e;
+      }
+      for (int i = 0; i < NDX_GPU_BATCH; i++) {
+        if (at[i] < 0) continue;
+        NDX_GPU_TRACE(NDX_TRACE_IALONG | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
+                      (step << 16) + it * NDX_GPU_BATCH + i, stage + at[i] * eb, eb);
+        ndx_gpu_tile_put(stage, at[i] * eb, eb, v[i]);
+      }
+    }
+  }
+}
+
+/* Phase 2: work-item `lid` of `n` takes the pass's units u0 + lid, u0 +
+ * lid + n, ... in the copy pack's order, reads NDX_GPU_BATCH values, then
+ * copies each valid one's element from work-group memory to the
+ * destination. A value is tested as in elems, so a coordinate k is in [0,
+ * along) and its element lies in its pack row's segment of the stage
+ * whatever the index holds. */
+NDX_FN void ndx_gpu_index_along_pick_wN(NDX_CONSTANT const ndx_index_launch *d,
+                                        NDX_LOCAL const ndx_u8 *stage,
+                                        NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                        NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
+                                        int index_bits, ndx_i64 lid, ndx_i64 n, ndx_i64 pass,
+                                        ndx_i64 step, const ndx_gpu_index_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_index_launch_pack(d);
+  int eb = bits / 8, ib = index_bits / 8;
+  ndx_i64 r0, r1, u0, u1, it = 0;
+  ndx_index_along_pass(d, pass, &r0, &r1, &u0, &u1);
+  for (ndx_i64 c0 = u0 + lid; c0 < u1; c0 += NDX_GPU_BATCH * n, it++) {
+    ndx_i64 pd[NDX_GPU_BATCH], at[NDX_GPU_BATCH];
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 u = c0 + i * n, pos[NDX_GPU_INDEX_OPS], t = (step << 16) + it * NDX_GPU_BATCH + i;
+      pd[i] = at[i] = -1;
+      if (u >= u1) continue;
+      ndx_gpu_index_at_wN(p, u, (int)p->rank, pos);
+      if (!ndx_gpu_index_in(g, 2, pos[2], 1, index_bits)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_INDEX, t, index + pos[2] * ib, ib);
+      ndx_i64 k = ndx_gpu_index_k(d, index, pos[2], index_bits);
+      if (k < 0) continue;
+      ndx_i64 q = pos[0] + k * d->step0;
+      if (!ndx_gpu_index_in(g, 0, q, 1, bits)) continue;
+      pd[i] = q;
+      at[i] = (ndx_index_launch_row(d, u) - r0) * d->along + k * d->step1 - d->along_lo;
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      if (pd[i] < 0) continue;
+      ndx_i64 t = (step << 16) + it * NDX_GPU_BATCH + i;
+      NDX_GPU_TRACE(NDX_TRACE_IPICK | NDX_TRACE_LOCAL | NDX_TRACE_BY_VALUE, t, stage + at[i] * eb,
+                    eb);
+      NDX_GPU_TRACE(NDX_TRACE_IPICK | NDX_TRACE_STORE, t, dst + pd[i] * eb, eb);
+      ndx_gpu_tile_get(dst, pd[i], stage, at[i] * eb, eb);
+    }
+  }
+}
+
+/* Along: work-group g takes passes g, g + groups, ... (the whole group
+ * loops alike, so every work-item reaches each barrier) through `stage`,
+ * the group's NDX_GPU_ALONG_BYTES of work-group memory. */
+NDX_FN void ndx_gpu_index_along_wN(NDX_CONSTANT const ndx_index_launch *d, NDX_LOCAL ndx_u8 *stage,
+                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
+                                   int index_bits, const ndx_gpu_index_guard *g) {
+  ndx_i64 lid = NDX_LOCAL_ID, n = NDX_LOCAL_SIZE;
+  for (ndx_i64 pass = NDX_GROUP_ID; pass < d->passes; pass += NDX_GROUPS) {
+    ndx_i64 step = pass / NDX_GROUPS;
+    ndx_gpu_index_along_load_wN(d, stage, src, bits, lid, n, pass, step, g);
+    NDX_BARRIER();
+    ndx_gpu_index_along_pick_wN(d, stage, dst, index, bits, index_bits, lid, n, pass, step, g);
+    NDX_BARRIER();
   }
 }
 

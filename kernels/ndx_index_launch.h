@@ -15,6 +15,14 @@
  *           `row_units` of them
  *   elems   (copy, `rows` 0) a unit is one element, in the copy pack's C
  *           order (a gather's destination order)
+ *   along   (copy, `rows` 0, `along` not 0: a gather each of whose pack rows
+ *           picks from one source row segment, `along` elements of unit
+ *           stride that fit NDX_GPU_ALONG_BYTES) a unit is one element as
+ *           in elems; a work-group takes `passes` in turn, each pass
+ *           `along_rows` whole pack rows or (along_rows 1) `along_seg` of
+ *           one pack row's units, loads the rows' source segments into
+ *           work-group memory, and picks from there; a pack row has
+ *           `row_units` units
  *   bytes   (below 8 bits) a unit is one destination byte, from `first`
  * and the pass's values: a value v read from the index (of `index_bits`
  * bits) gives k = ndx_index_value(v - bias, d, wrap); a valid k moves the
@@ -43,7 +51,18 @@ typedef struct ndx_index_launch {
   ndx_i64 rows;   /* copy: 1 for units of rows, 0 for elements */
   ndx_i64 index_bits, wrap;
   ndx_i64 d, bias, step0, step1, claim_stride;
+  /* along: the segment's elements (the axis's d; 0: not along), the first
+   * one's position relative to a pack row's source position (min(0, (d -
+   * 1) * step1)), pack rows a pass, a pass's units of one pack row
+   * (along_rows 1) and a pack row's passes, passes in all */
+  ndx_i64 along, along_lo, along_rows, along_seg, along_segs, passes;
 } ndx_index_launch;
+
+/* The work-group memory of the along path (ndx_gpu_index_along_wN): the
+ * most bytes of source row segments a pass stages. 16 KiB and the 1 KiB an
+ * H100 keeps per block leave 13 blocks of an SM's 228 KiB, more than its
+ * 2048 threads hold at 256 a block; OpenCL GPUs have at least 32 KiB. */
+#define NDX_GPU_ALONG_BYTES 16384
 
 /* The pack that follows the descriptor in its buffer. */
 NDX_FN NDX_CONSTANT const ndx_pack_head *
@@ -55,6 +74,25 @@ ndx_index_launch_pack(NDX_CONSTANT const ndx_index_launch *d) {
 NDX_FN ndx_i64 ndx_index_launch_row(NDX_CONSTANT const ndx_index_launch *d, ndx_i64 n) {
   ndx_u64 u = (ndx_u64)n;
   return (ndx_i64)((ndx_mulhi64(d->row_magic, u) + u) >> (int)d->row_shift);
+}
+
+/* Pass `pass` of the along path: pack rows [*r0, *r1) and units [*u0,
+ * *u1), one pack row's segment when along_rows is 1. */
+NDX_FN void ndx_index_along_pass(NDX_CONSTANT const ndx_index_launch *d, ndx_i64 pass, ndx_i64 *r0,
+                                 ndx_i64 *r1, ndx_i64 *u0, ndx_i64 *u1) {
+  ndx_i64 n = d->row_units, rows = d->units / n;
+  if (d->along_rows > 1) {
+    *r0 = pass * d->along_rows;
+    *r1 = *r0 + d->along_rows < rows ? *r0 + d->along_rows : rows;
+    *u0 = *r0 * n;
+    *u1 = *r1 * n;
+    return;
+  }
+  ndx_i64 r = pass / d->along_segs, s = pass - r * d->along_segs;
+  *r0 = r;
+  *r1 = r + 1;
+  *u0 = r * n + s * d->along_seg;
+  *u1 = *u0 + d->along_seg < (r + 1) * n ? *u0 + d->along_seg : (r + 1) * n;
 }
 
 /* The winners form's test (claims not NULL): true iff the claim slot of

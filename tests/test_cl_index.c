@@ -407,6 +407,54 @@ Test(cl_index, take_along_axis_with_wrap) {
     }
 }
 
+/* take_along_axis on the innermost axis of a table [rows, dim] whose
+ * segments are more than a 128-byte line and fit NDX_GPU_ALONG_BYTES: in
+ * the gpu shape the copy pass is ndx_index_along (each pack row's source
+ * segment through work-group memory), in the cpu shape ndx_index_copy;
+ * rows off the sectors (pitch dim + 1, offsets 1 to 3), flipped along the
+ * axis, wrapped negative values, a value out of range, both index widths,
+ * 8 to 128 bits. */
+Test(cl_index, take_along_axis_through_work_group_memory) {
+  cl_env_need(&env);
+  oracle_rng r = {61};
+  bool gpu = strcmp(ndx_cl_shape(env.cl), "gpu") == 0;
+  int faults = 0;
+  for (int w = 3; w < 8; w++) {
+    int64_t eb = widths[w] / 8, dim = 1000 / eb + 1, rows = 3, n = 1500, off = 1 + w % 3;
+    for (int variant = 0; variant < 4; variant++) {
+      ndx_layout tab, src, out, index_l;
+      cr_assert_eq(ndx_make(&tab, 2, (int64_t[]){rows, dim}, (int64_t[]){dim + 1, 1}, off), NDX_OK);
+      src = tab;
+      if (variant & 1) cr_assert_eq(ndx_flip(&src, &tab, 1), NDX_OK);
+      cr_assert_eq(ndx_make(&out, 2, (int64_t[]){rows, n}, (int64_t[]){n, 1}, 0), NDX_OK);
+      index_l = contiguous(2, (int64_t[]){rows, n});
+      int ib = variant & 2 ? 64 : 32;
+      unsigned flags = variant == 2 ? NDX_INDEX_WRAP : 0;
+      ndx_cl_index_plan *plan;
+      cr_assert_eq(ndx_cl_index_plan_create_gather(&plan, env.cl, &out, &src, 1, &index_l, ib,
+                                                   flags, widths[w]),
+                   NDX_OK, "%s", ndx_last_error());
+      const char *kernel = ndx_cl_index_plan_copy_kernel(plan);
+      cr_assert(strncmp(kernel, gpu ? "ndx_index_along" : "ndx_index_copy", 14 + gpu) == 0,
+                "%s shape, %d-bit: %s", gpu ? "gpu" : "cpu", widths[w], kernel);
+      ndx_cl_index_plan_destroy(plan);
+      uint8_t *index = random_index(&r, &index_l, ib, flags ? -dim : 0, dim - 1);
+      if (variant == 1) { /* one value past the axis */
+        int64_t at = oracle_between(&r, 0, rows * n - 1), v = dim;
+        if (ib == 32) {
+          int32_t v32 = (int32_t)v;
+          memcpy(index + at * 4, &v32, 4);
+        } else {
+          memcpy(index + at * 8, &v, 8);
+        }
+      }
+      faults += check_call(false, &out, &src, 1, &index_l, index, ib, flags, widths[w], 0, &r);
+      free(index);
+    }
+  }
+  cr_assert_eq(faults, 5);
+}
+
 /* take_along_axis's copy pass alone (the check pass skipped, as ndx-bench
  * does to measure its cost): each element whose value is a coordinate
  * copied, every other left as it was, for hostile values of both index

@@ -243,8 +243,8 @@ static bool run_case(const cuda_case *c, unsigned flags, int kernel, bool odomet
 /* ---- Gathers and scatters ---------------------------------------------------- */
 
 /* Calls emulated by form (index_plan.h), index form and copy kind
- * (elements, rows, bytes below 8 bits); faults reported. */
-static long long index_runs[4][2][3], index_faults;
+ * (elements, rows, bytes below 8 bits, along the axis); faults reported. */
+static long long index_runs[4][2][4], index_faults;
 
 /* Position spans [lo, hi) in elements, and the positions seen outside. */
 struct spans {
@@ -318,6 +318,33 @@ static void emulate_check(const ndx_cuda_index_call &c, const uint8_t *index, ui
     check_body<W>(c.check, index, claims, status, reverse ? n - 1 - t : t, n);
 }
 
+/* The along kernel (k_index_along: a gather's pack rows' source segments
+ * through shared memory, kernels/ndx_index_gpu.h) block by block, each
+ * block's threads through the load phase of a pass before any starts its
+ * picks, as __syncthreads orders them, the shared memory refilled with a
+ * pattern each pass so that a pick of an element not loaded shows. */
+static void emulate_along(const ndx_cuda_index_call &c, uint8_t *dst, const uint8_t *src,
+                          const uint8_t *index, const uint32_t *status) {
+  if (status[0]) return;
+  const ndx_index_launch *d = &c.along_args.d;
+  int bits = c.plan.bits, ib = (int)d->index_bits;
+  bool wide = ndx_index_launch_pack(d)->wide != 0;
+  std::vector<uint8_t> stage(NDX_GPU_ALONG_BYTES); /* exactly: the sanitizers see past it */
+  uint8_t *st = stage.data();
+  ndx_gpu_index_guard g = {0};
+  int64_t blocks = c.copy_blocks, n = NDX_CUDA_THREADS;
+  for (int64_t b = 0; b < blocks; b++)
+    for (int64_t pass = b, step = 0; pass < d->passes; pass += blocks, step++) {
+      memset(st, 0xa5, NDX_GPU_ALONG_BYTES);
+      for (int64_t t = 0; t < n; t++)
+        wide ? ndx_gpu_index_along_load_w64(d, st, src, bits, t, n, pass, step, &g)
+             : ndx_gpu_index_along_load_w32(d, st, src, bits, t, n, pass, step, &g);
+      for (int64_t t = 0; t < n; t++)
+        wide ? ndx_gpu_index_along_pick_w64(d, st, dst, index, bits, ib, t, n, pass, step, &g)
+             : ndx_gpu_index_along_pick_w32(d, st, dst, index, bits, ib, t, n, pass, step, &g);
+    }
+}
+
 /* The element spans of a layout. */
 static void span_of(const ndx_layout *l, int64_t *lo, int64_t *hi) {
   ndx_span(l, lo, hi);
@@ -370,11 +397,16 @@ static bool run_index_case(int k, bool *ran, int *bits, char *why, size_t size) 
       copy_positions<0>(call, moved, sp, winner_claims);
     index_emulator e = {&call.copy, got.data(),       b.src,  moved, winners ? claims : nullptr,
                         status,     call.copy_blocks, reverse};
-    ok = call.copy_blocks == 0 || pick_copy(e, call.copy);
+    if (call.along) {
+      if (!ndx_index_plan_along(&call.plan) || call.copy.rows) ok = false;
+      emulate_along(call, got.data(), b.src, moved, status);
+    } else {
+      ok = call.copy_blocks == 0 || pick_copy(e, call.copy);
+    }
     if (!ok)
       snprintf(why, size, "no copy kernel for %d bits (rows %d): %s", c.bits, call.copy.rows,
                cuda_index_describe(desc, sizeof desc, &c));
-    int kind = c.bits < 8 ? 2 : call.copy.rows ? 1 : 0;
+    int kind = c.bits < 8 ? 2 : call.copy.rows ? 1 : call.along ? 3 : 0;
     index_runs[call.plan.form][wide][kind]++;
   }
   if (ok && sp.outside > 0) {
@@ -526,10 +558,11 @@ int main(int argc, char **argv) {
     tap(ifailures[w] == 0, name, iwhy[w].c_str());
   }
   const char *forms[4] = {"gather", "unique scatter", "claims scatter", "winners scatter"};
-  const char *copies[3] = {"elements", "rows", "bytes"};
+  const char *copies[4] = {"elements", "rows", "bytes", "picks along the axis"};
   for (int f = 0; f < 4; f++)
     for (int wide = 0; wide < 2; wide++)
-      for (int kind = 0; kind < 3; kind++) {
+      for (int kind = 0; kind < 4; kind++) {
+        if (kind == 3 && f != NDX_INDEX_GATHER) continue; /* gathers only */
         /* below 8 bits every scatter is a claims scatter, and only there */
         bool sub_byte_form = f == NDX_INDEX_CLAIMS;
         if (f != NDX_INDEX_GATHER && (kind == 2) != sub_byte_form) continue;

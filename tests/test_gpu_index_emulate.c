@@ -94,6 +94,34 @@ static void run(const ndx_index_plan *p, int64_t local, int64_t max_groups, ndx_
   const ndx_u32 *wins = p->form == NDX_INDEX_WINNERS ? claims : NULL;
   int ib = (int)copy->index_bits, bits = p->bits;
   emu_groups = pg;
+  if (copy->along) { /* ndx_gpu_index_along_wN's loop, a phase at a time */
+    cr_assert(ndx_index_plan_along(p));
+    cr_assert_leq(copy->along_rows * copy->along * (bits / 8), NDX_GPU_ALONG_BYTES);
+    ndx_u8 *stage = malloc(NDX_GPU_ALONG_BYTES); /* exactly: the sanitizers see past it */
+    cr_assert(stage);
+    for (emu_gid = 0; emu_gid < pg; emu_gid++)
+      for (int64_t pass = emu_gid, step = 0; pass < copy->passes; pass += pg, step++) {
+        memset(stage, 0xa5, NDX_GPU_ALONG_BYTES); /* a pick of an element not loaded shows */
+        for (int64_t l = 0; l < local; l++)
+          p->wide ? ndx_gpu_index_along_load_w64(copy, stage, src, bits, l, local, pass, step, &g)
+                  : ndx_gpu_index_along_load_w32(copy, stage, src, bits, l, local, pass, step, &g);
+        for (int64_t l = 0; l < local; l++) {
+          if (p->wide)
+            ib == 32 ? ndx_gpu_index_along_pick_w64(copy, stage, dst, moved, bits, 32, l, local,
+                                                    pass, step, &g)
+                     : ndx_gpu_index_along_pick_w64(copy, stage, dst, moved, bits, 64, l, local,
+                                                    pass, step, &g);
+          else
+            ib == 32 ? ndx_gpu_index_along_pick_w32(copy, stage, dst, moved, bits, 32, l, local,
+                                                    pass, step, &g)
+                     : ndx_gpu_index_along_pick_w32(copy, stage, dst, moved, bits, 64, l, local,
+                                                    pass, step, &g);
+        }
+      }
+    free(stage);
+    return;
+  }
+  cr_assert(!ndx_index_plan_along(p));
   for (emu_gid = 0; emu_gid < pg; emu_gid++)
     for (emu_lid = 0; emu_lid < local; emu_lid++) {
       if (bits < 8) {
@@ -123,7 +151,8 @@ static void run(const ndx_index_plan *p, int64_t local, int64_t max_groups, ndx_
 
 /* Runs call c at every launch size against the reference; `index` holds
  * the index layout's bytes. Counts the copy kinds taken (0 elements, 1
- * rows, 2 bytes) in kinds, and returns true when the call had a fault. */
+ * rows, 2 bytes, 3 along) in kinds, and returns true when the call had a
+ * fault. */
 static bool check_call(const call *c, const ndx_u8 *index, oracle_rng *r, int *kinds) {
   ndx_index_plan p;
   cr_assert_eq(ndx_index_plan_make(&p, "test", c->scatter, &c->dst, &c->src, c->axis, &c->index,
@@ -141,7 +170,7 @@ static bool check_call(const call *c, const ndx_u8 *index, oracle_rng *r, int *k
   int64_t value = 0;
   int64_t bad = oracle_index_copy(c->scatter, want, &c->dst, src, &c->src, c->axis, index,
                                   &c->index, c->index_bits, c->flags, c->bits, &value);
-  if (!p.empty) kinds[p.bits < 8 ? 2 : p.rows ? 1 : 0]++;
+  if (!p.empty) kinds[p.bits < 8 ? 2 : p.rows ? 1 : ndx_index_plan_along(&p) ? 3 : 0]++;
   for (size_t l = 0; l < sizeof launches / sizeof *launches && !p.empty; l++) {
     ndx_u32 status[NDX_INDEX_STATUS_WORDS] = {0};
     memcpy(got, start, nd);
@@ -190,7 +219,7 @@ static ndx_layout distinct_view(oracle_rng *r, int rank, const int64_t *shape) {
 
 static void random_calls(bool scatter, int iters, uint64_t seed) {
   oracle_rng r = {seed};
-  int faults = 0, kinds[3] = {0};
+  int faults = 0, kinds[4] = {0};
   for (int iter = 0; iter < iters; iter++) {
     int64_t s[NDX_MAX_RANK], o[NDX_MAX_RANK];
     int rank = (int)oracle_between(&r, 1, 5);
@@ -241,7 +270,7 @@ Test(gpu_index_emulate, random_scatters_every_width) {
 Test(gpu_index_emulate, row_launch_edges) {
   oracle_rng r = {47};
   static const int64_t dims[] = {1, 3, 4, 8, 17, 64, 65}, counts[] = {1, 7, 37, 255, 300};
-  int kinds[3] = {0};
+  int kinds[4] = {0};
   for (int w = 0; w < 8; w++)
     for (size_t di = 0; di < sizeof dims / sizeof *dims; di++)
       for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++) {
@@ -283,4 +312,118 @@ Test(gpu_index_emulate, row_launch_edges) {
         free(index);
       }
   for (int k = 0; k < 3; k++) cr_assert_gt(kinds[k], 0, "no row case took copy kind %d", k);
+}
+
+/* The along path (ndx_index_plan_along, kernels/ndx_index_gpu.h: each
+ * pack row's source segment loaded into work-group memory, then picked
+ * from): take_along_axis on the innermost axis of a table [rows, dim] of
+ * pitch dim or dim + 1 and offset 0 to 3 elements (segments off the
+ * sectors), flipped along the axis too (a step of -1), into [rows, n] by
+ * values in range, wrapped negative ones (WRAP), and out-of-range ones
+ * (the call writes nothing and the status names an invalid element), 32-
+ * and 64-bit indices, 8 to 128 bits. Segments of one 128-byte line and
+ * less, and of more than NDX_GPU_ALONG_BYTES, and 4-bit elements, are not
+ * taken along and still copy right; the others are, in passes of several pack rows (n
+ * small), one (n = dim) or segments of one (n longer than a pass). */
+Test(gpu_index_emulate, along_the_axis_through_work_group_memory, .timeout = 600) {
+  oracle_rng r = {53};
+  int kinds[4] = {0}, faults = 0, cases = 0;
+  for (int w = 3; w < 8; w++) {
+    int64_t eb = widths[w] / 8, budget = NDX_GPU_ALONG_BYTES / eb;
+    /* segment lengths: one line (not along), just over it, odd, the whole
+     * budget, one past it (not along) */
+    int64_t dims[] = {128 / eb, 128 / eb + 1, 1000 / eb + 3, budget, budget + 1};
+    for (size_t di = 0; di < sizeof dims / sizeof *dims; di++) {
+      int64_t dim = dims[di], least = ndx_ceil_div(dim * eb, 32);
+      /* picks a pack row: the fewest taken along, a pass of several rows,
+       * the row's own length, longer than a pass (segments) */
+      int64_t ns[] = {least, dim, 1500 > least ? 1500 : least + 7};
+      for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
+        int64_t n = ns[ni], rows = ni == 0 ? 37 : 3, off = (int64_t)(di + ni + w) % 4;
+        int64_t pitch = dim + (int64_t)((di + ni) % 2);
+        bool along = dim * eb > 128 && dim * eb <= NDX_GPU_ALONG_BYTES;
+        for (int variant = 0; variant < 4; variant++) {
+          ndx_layout tab, src, out, index_l;
+          cr_assert_eq(ndx_make(&tab, 2, (int64_t[]){rows, dim}, (int64_t[]){pitch, 1}, off),
+                       NDX_OK);
+          src = tab;
+          if (variant & 1) cr_assert_eq(ndx_flip(&src, &tab, 1), NDX_OK);
+          cr_assert_eq(ndx_make(&out, 2, (int64_t[]){rows, n}, (int64_t[]){n, 1}, (off + 1) % 4),
+                       NDX_OK);
+          cr_assert_eq(ndx_contiguous(&index_l, 2, (int64_t[]){rows, n}), NDX_OK);
+          call c = {.dst = out,
+                    .src = src,
+                    .axis = 1,
+                    .index = index_l,
+                    .index_bits = variant & 2 ? 64 : 32,
+                    .bits = widths[w],
+                    .flags = variant == 2 ? NDX_INDEX_WRAP : 0,
+                    .wide = variant == 3};
+          ndx_index_plan p;
+          cr_assert_eq(ndx_index_plan_make(&p, "test", false, &c.dst, &c.src, 1, &c.index,
+                                           c.index_bits, c.flags, c.bits),
+                       NDX_OK);
+          cr_assert_eq(ndx_index_plan_along(&p), along, "%d-bit, dim %lld, n %lld: along %d",
+                       c.bits, (long long)dim, (long long)n, !along);
+          if (along) { /* the descriptor the kernels read */
+            launch_buf lb;
+            ndx_index_launch *d = (ndx_index_launch *)lb.w;
+            int64_t groups;
+            ndx_index_launch_copy(&p, 32, 3, d, &groups);
+            cr_assert_eq(d->along, dim);
+            cr_assert_eq(d->along_lo, variant & 1 ? 1 - dim : 0);
+            cr_assert_eq(d->row_units, n);
+            cr_assert_leq(d->along_rows * dim * eb, NDX_GPU_ALONG_BYTES);
+            if (ni == 2) cr_assert_gt(d->along_segs, 1, "n %lld: one segment", (long long)n);
+            if (ni == 0 && dim * eb <= NDX_GPU_ALONG_BYTES / 2)
+              cr_assert_gt(d->along_rows, 1, "dim %lld, n %lld: one row a pass", (long long)dim,
+                           (long long)n);
+          }
+          int64_t lo = c.flags & NDX_INDEX_WRAP ? -dim : 0, hi = dim - 1;
+          ndx_u8 *index = random_index(&r, &index_l, c.index_bits, lo, hi);
+          if ((di + ni + (size_t)variant) % 3 == 1) { /* one value out of range */
+            int64_t at = oracle_between(&r, 0, rows * n - 1);
+            int64_t v = oracle_between(&r, 0, 1) ? dim + oracle_between(&r, 0, 5)
+                                                 : lo - 1 - oracle_between(&r, 0, 5);
+            if (c.index_bits == 32) {
+              int32_t v32 = (int32_t)v;
+              memcpy(index + at * 4, &v32, 4);
+            } else {
+              memcpy(index + at * 8, &v, 8);
+            }
+          }
+          faults += check_call(&c, index, &r, kinds);
+          cases++;
+          free(index);
+        }
+      }
+    }
+  }
+  /* below 8 bits a gather assembles destination bytes (the bytes body),
+   * never along: 4-bit rows of 1000 elements, picked 1500 times */
+  for (int variant = 0; variant < 2; variant++) {
+    int64_t dim = 1000, n = 1500, rows = 3;
+    ndx_layout tab, out, index_l;
+    cr_assert_eq(ndx_make(&tab, 2, (int64_t[]){rows, dim}, (int64_t[]){dim + 1, 1}, 1), NDX_OK);
+    cr_assert_eq(ndx_contiguous(&out, 2, (int64_t[]){rows, n}), NDX_OK);
+    index_l = out;
+    call c = {.dst = out,
+              .src = tab,
+              .axis = 1,
+              .index = index_l,
+              .index_bits = 32,
+              .bits = 4,
+              .flags = variant ? NDX_INDEX_WRAP : 0};
+    ndx_index_plan p;
+    cr_assert_eq(
+        ndx_index_plan_make(&p, "test", false, &c.dst, &c.src, 1, &c.index, 32, c.flags, 4),
+        NDX_OK);
+    cr_assert(!ndx_index_plan_along(&p));
+    ndx_u8 *index = random_index(&r, &index_l, 32, variant ? -dim : 0, dim - 1);
+    check_call(&c, index, &r, kinds);
+    free(index);
+  }
+  cr_assert_gt(faults, 0, "no along case had a fault");
+  cr_assert_gt(kinds[3], cases / 2, "%d of %d cases along", kinds[3], cases);
+  cr_assert_gt(kinds[0], 0, "every case along");
 }

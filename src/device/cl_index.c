@@ -306,13 +306,18 @@ static ndx_status plan_create(const char *fn, ndx_cl_index_plan **out, bool scat
     int64_t check_items = ndx_ceil_div(p->check.numel, NDX_CL_INDEX_CHECK_ELEMS);
     s = pick(&pl->check, cl, fn, p->wide, NDX_CL_INDEX_CHECK, 0, check_items, "ndx_index_check");
     pl->copy_chunk = copy_chunk(p, &pl->copy_items);
-    pl->kind = p->bits < 8 ? NDX_CL_INDEX_BYTES : NDX_CL_INDEX_COPY;
+    pl->gpu = cl->shape == NDX_CL_SHAPE_GPU;
+    pl->kind = p->bits < 8                          ? NDX_CL_INDEX_BYTES
+               : pl->gpu && ndx_index_plan_along(p) ? NDX_CL_INDEX_ALONG
+                                                    : NDX_CL_INDEX_COPY;
     pl->rows = copy_rows(cl, p);
     char name[40];
-    snprintf(name, sizeof name, "ndx_index_%s for %d-bit elements", p->bits < 8 ? "bytes" : "copy",
+    snprintf(name, sizeof name, "ndx_index_%s for %d-bit elements",
+             pl->kind == NDX_CL_INDEX_BYTES   ? "bytes"
+             : pl->kind == NDX_CL_INDEX_ALONG ? "along"
+                                              : "copy",
              p->bits);
     if (s == NDX_OK) s = pick(&pl->copy, cl, fn, p->wide, pl->kind, p->bits, pl->copy_items, name);
-    pl->gpu = cl->shape == NDX_CL_SHAPE_GPU;
     if (s == NDX_OK && pl->gpu) gpu_launches(pl);
     if (ndx_index_form_claims(p->form))
       pl->claims_bytes = (size_t)(p->nclaims > 0 ? p->nclaims : 1) * sizeof(cl_uint);
@@ -354,6 +359,10 @@ ndx_status ndx_cl_index_plan_create_flags(ndx_cl_index_plan **out, bool scatter,
   return plan_create(
       scatter ? "ndx_cl_index_plan_create_scatter" : "ndx_cl_index_plan_create_gather", out,
       scatter, internal, cl, dst_l, src_l, axis, index_l, index_bits, flags, bits);
+}
+
+const char *ndx_cl_index_plan_copy_kernel(const ndx_cl_index_plan *plan) {
+  return plan->copy.name;
 }
 
 /* ---- Enqueue ----------------------------------------------------------------------- */
@@ -451,7 +460,7 @@ static ndx_status enqueue_passes(const char *fn, const ndx_cl_index_plan *pl, ru
   ARG(copy->kernel, 10, step1);
   ARG(copy->kernel, 11, chunk);
   cl_uint next = 12;
-  if (pl->kind == NDX_CL_INDEX_COPY) {
+  if (pl->kind == NDX_CL_INDEX_COPY || pl->kind == NDX_CL_INDEX_ALONG) {
     ARG(copy->kernel, next++, rows);
     ARG(copy->kernel, next++, copy_claims);
     ARG(copy->kernel, next++, claim_stride);

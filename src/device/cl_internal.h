@@ -79,4 +79,8 @@ ndx_status ndx_cl_index_plan_create_flags(ndx_cl_index_plan **out, bool scatter,
                                           const ndx_layout *index_l, int index_bits, unsigned flags,
                                           int bits);
 
+/* The copy pass's kernel as bounds-check reports name it ("ndx_index_along
+ * for 32-bit elements"), "" for an empty plan: for the tests. */
+const char *ndx_cl_index_plan_copy_kernel(const ndx_cl_index_plan *plan);
+
 #endif /* NDX_CL_INTERNAL_H */

@@ -32,6 +32,7 @@ static const struct {
     [NDX_CL_INDEX_COPY] = {"index_copy", 0xf8u},
     [NDX_CL_INDEX_BYTES] = {"index_bytes", 0x07u},
     [NDX_CL_INDEX_CHECK] = {"index_check", 0u},
+    [NDX_CL_INDEX_ALONG] = {"index_along", 0xf8u},
 };
 
 const char *ndx_cl_family(int kind, unsigned *widths) {

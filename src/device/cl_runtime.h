@@ -25,6 +25,7 @@ enum ndx_cl_kind {
   NDX_CL_INDEX_COPY,  /* ndx_index_copy_B, 8 .. 128 */
   NDX_CL_INDEX_BYTES, /* ndx_index_bytes_B, 1, 2, 4 */
   NDX_CL_INDEX_CHECK, /* ndx_index_check, one kernel (slot 0) */
+  NDX_CL_INDEX_ALONG, /* ndx_index_along_B, 8 .. 128: the gpu shape only */
   NDX_CL_KINDS
 };
 #define NDX_CL_WIDTHS 8 /* log2 of 1 .. 128 */

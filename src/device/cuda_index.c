@@ -198,9 +198,13 @@ static ndx_status enqueue(const char *fn, const ndx_cuda_index_call *c, report *
     what = "launching the index copy kernel";
     /* the claims form reads the table as its index, the winners form beside it */
     bool winners = c->plan.form == NDX_INDEX_WINNERS;
-    e = (cudaError_t)ndx_cuda_index_launch_copy(&c->copy, c->copy_blocks, (void *)stream, dst, src,
-                                                claims && !winners ? (const void *)claims : index,
-                                                winners ? claims : NULL, status);
+    if (c->along)
+      e = (cudaError_t)ndx_cuda_index_launch_along(&c->along_args, c->plan.bits, c->copy_blocks,
+                                                   (void *)stream, dst, src, index, status);
+    else
+      e = (cudaError_t)ndx_cuda_index_launch_copy(
+          &c->copy, c->copy_blocks, (void *)stream, dst, src,
+          claims && !winners ? (const void *)claims : index, winners ? claims : NULL, status);
   }
   if (e == cudaSuccess) {
     what = NDX_GPU_STR(cudaMemcpyAsync);

@@ -64,7 +64,14 @@ static ndx_status copy_args(ndx_cuda_index_call *c) {
   a->rows = p->rows;
   a->wide = p->wide;
   c->copy_blocks = q->numel > 0 ? blocks_for(a->count) : 0;
-  return ndx_index_plan_copy_pack(p, a->pack, sizeof a->pack, &used);
+  ndx_status s = ndx_index_plan_copy_pack(p, a->pack, sizeof a->pack, &used);
+  c->along = s == NDX_OK && ndx_index_plan_along(p);
+  if (c->along) { /* the gpu shape's along body (kernels/ndx_index_gpu.h) */
+    ndx_index_launch_copy(p, NDX_CUDA_THREADS, NDX_CUDA_MAX_BLOCKS, &c->along_args.d,
+                          &c->copy_blocks);
+    memcpy(c->along_args.pack, a->pack, sizeof a->pack);
+  }
+  return s;
 }
 
 ndx_status ndx_cuda_index_fill(ndx_cuda_index_call *c, const char *fn, bool scatter,

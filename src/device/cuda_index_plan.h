@@ -39,6 +39,10 @@ typedef struct ndx_cuda_index_call {
   bool skip_check;
   ndx_cuda_index_args check, copy;
   int64_t check_blocks, copy_blocks; /* 0: that kernel is not launched */
+  /* A gather along the axis (ndx_index_plan_along): the copy pass is the
+   * along kernel's, of copy_blocks blocks, with these arguments. */
+  bool along;
+  ndx_cuda_along_args along_args;
   /* The call's device memory: status words, then nclaims int32 claims;
    * all of it zeroed before the check kernel. */
   size_t temp_bytes;

@@ -306,6 +306,40 @@ static int64_t row_vector(const ndx_index_plan *p) {
   return v;
 }
 
+bool ndx_index_plan_along(const ndx_index_plan *p) {
+  const ndx_operands *q = &p->copy;
+  if (p->empty || p->form != NDX_INDEX_GATHER || p->bits < 8 || p->rows || q->numel == 0)
+    return false;
+  int in = q->rank - 1;
+  int64_t eb = p->bits / 8, n = q->shape[in], d = p->copy_d;
+  return q->rank > 0 && q->strides[NDX_COPY_SRC][in] == 0 &&
+         (p->step[1] == 1 || p->step[1] == -1) && d * eb > 4 * NDX_GPU_SECTOR &&
+         d * eb <= NDX_GPU_ALONG_BYTES && n * NDX_GPU_SECTOR >= d * eb;
+}
+
+/* The along path's passes (ndx_index_plan_along): pack rows of n units,
+ * aiming at `aim` units a pass. */
+static void launch_along(const ndx_index_plan *p, int64_t aim, ndx_index_launch *d) {
+  const ndx_operands *q = &p->copy;
+  int64_t n = q->shape[q->rank - 1], rows = q->numel / n, eb = p->bits / 8;
+  int64_t fit = NDX_GPU_ALONG_BYTES / (p->copy_d * eb);
+  d->along = p->copy_d;
+  d->along_lo = p->step[1] < 0 ? -(p->copy_d - 1) : 0;
+  if (n >= aim || fit == 1) { /* one pack row a pass, in segments of about aim units */
+    d->along_rows = 1;
+    d->along_segs = ndx_ceil_div(n, aim);
+    d->along_seg = ndx_ceil_div(n, d->along_segs);
+    d->passes = rows * d->along_segs;
+  } else {
+    int64_t want = ndx_ceil_div(aim, n);
+    d->along_rows = want < fit ? want : fit;
+    if (d->along_rows > rows) d->along_rows = rows;
+    d->along_seg = n;
+    d->along_segs = 1;
+    d->passes = ndx_ceil_div(rows, d->along_rows);
+  }
+}
+
 void ndx_index_launch_copy(const ndx_index_plan *p, int64_t local, int64_t max_groups,
                            ndx_index_launch *d, int64_t *groups) {
   const ndx_operands *q = &p->copy;
@@ -334,6 +368,15 @@ void ndx_index_launch_copy(const ndx_index_plan *p, int64_t local, int64_t max_g
     d->units = q->numel / n * d->row_units;
     ndx_pack_magic(d->row_units, 64, &d->row_magic, &shift);
     d->row_shift = shift;
+  } else if (ndx_index_plan_along(p)) {
+    int shift;
+    d->units = q->numel;
+    d->row_units = q->shape[q->rank - 1];
+    ndx_pack_magic(d->row_units, 64, &d->row_magic, &shift);
+    d->row_shift = shift;
+    launch_along(p, local * NDX_GPU_BATCH * 4, d);
+    *groups = launch_groups(d->passes, 1, 1, max_groups);
+    return;
   } else {
     d->units = q->numel;
   }

@@ -139,8 +139,21 @@ ndx_status ndx_index_plan_copy_pack(const ndx_index_plan *p, void *buf, size_t s
  * groups (the work-items then loop over the units). A copy pass by rows
  * takes vectors of the widest access, up to 16 bytes, that every row start
  * is aligned to on both sides for any index value, given buffers aligned
- * to 16 bytes. Cannot fail. */
+ * to 16 bytes. A copy pass along the axis (ndx_index_plan_along) takes
+ * passes of whole pack rows, as many as NDX_GPU_ALONG_BYTES holds up to
+ * about 4 * NDX_GPU_BATCH units a work-item, or of segments of a longer
+ * pack row of about that many, a work-group a pass. Cannot fail. */
 struct ndx_index_launch;
+/* True when the gpu shape's copy pass of p picks along the axis from work-
+ * group memory (kernels/ndx_index_launch.h, `along`): a gather of 8 bits
+ * and up, not by rows, each of whose copy pack rows picks from one source
+ * segment (the source's innermost pack stride 0) of unit stride along the
+ * axis, whose d elements are more than a 128-byte line (within one, a
+ * warp's picks touch no more sectors than the segment has) and fit
+ * NDX_GPU_ALONG_BYTES, and which picks at least as many elements as the
+ * segment has 32-byte sectors (so that loading the whole segment costs no
+ * more sectors than picking from global memory). */
+bool ndx_index_plan_along(const ndx_index_plan *p);
 void ndx_index_launch_check(const ndx_index_plan *p, int64_t local, int64_t max_groups,
                             struct ndx_index_launch *d, int64_t *groups);
 void ndx_index_launch_copy(const ndx_index_plan *p, int64_t local, int64_t max_groups,
