@@ -73,7 +73,8 @@ extern "C" ndx_status ndx_cuda_convert(cudaStream_t stream, void *dst, const ndx
   if (dst_t == src_t) return ndx_cuda_copy(stream, dst, dst_l, src, src_l, db);
   if (!dst || !src) return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn, !dst ? "dst" : "src");
   ndx_cuda_convert_launch c;
-  ndx_status s = ndx_cuda_convert_fill(&c, fn, dst_l, db, src_l, sb, 0);
+  uintptr_t both = (uintptr_t)dst | (uintptr_t)src | 16; /* the pointers' alignment, up to 16 */
+  ndx_status s = ndx_cuda_convert_fill(&c, fn, dst_l, db, src_l, sb, 0, (int64_t)(both & -both));
   if (s != NDX_OK || c.blocks == 0) return s;
   bool bytes = c.family == NDX_CONVERT_BYTES;
   dim3 grid((unsigned)c.blocks);

@@ -22,6 +22,7 @@
 #ifndef NDX_CONVERT_GPU_H_WN
 #define NDX_CONVERT_GPU_H_WN
 #define ndx_convert_tile_load_wN NDX_WN(ndx_convert_tile_load_w32, ndx_convert_tile_load_w64)
+#define ndx_convert_tile_pairs_wN NDX_WN(ndx_convert_tile_pairs_w32, ndx_convert_tile_pairs_w64)
 #define ndx_convert_transpose_wN NDX_WN(ndx_convert_transpose_w32, ndx_convert_transpose_w64)
 #endif
 
@@ -31,6 +32,63 @@
 #else
 #define NDX_CONVERT_GPU_H_W32
 #endif
+
+/* Phase 1 from a 4-bit source whose tile rows hold their element pairs
+ * in whole bytes (ndx_launch.group 2, nibble_pairs of src/host/launch.c):
+ * work-item `lid` of `n` takes slots of a tile row, slots_k of them a row,
+ * slot c the elements k0 + 2c and k0 + 2c + 1, loading the source byte
+ * that holds both (a pair the matrix ends inside: its one element), so
+ * that a warp's loads are whole bytes; NDX_GPU_BATCH slots before it puts
+ * any, each element converted into type dt and put in the order of
+ * ndx_launch_put, which keeps a warp's puts on distinct banks. */
+NDX_FN void ndx_convert_tile_pairs_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
+                                      NDX_LOCAL ndx_u8 *tile,
+                                      NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int st, int dt,
+                                      ndx_i64 lid, ndx_i64 n, ndx_i64 step,
+                                      const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int r = (int)p->rank, eb = ndx_cv_bits(dt) / 8;
+  ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1) * d->join_j;
+  ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
+  ndx_i64 elems = d->slots_k * d->tile_j;
+  for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
+    ndx_u32 v[NDX_GPU_BATCH]; /* the pair's nibbles, element k0 + 2c in the low one */
+    int at[NDX_GPU_BATCH];    /* the tile's byte of element k0 + 2c, or -1 */
+    int m[NDX_GPU_BATCH];     /* elements of the pair in the matrix */
+    ndx_i64 c[NDX_GPU_BATCH];
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n;
+      ndx_i64 a = e / d->slots_k, b = 2 * (e - a * d->slots_k);
+      at[i] = -1, v[i] = 0, m[i] = 0, c[i] = b / 2;
+      if (e >= elems || w->j0 + a >= dj || b >= d->tile_k || w->k0 + b >= dk) continue;
+      ndx_i64 ps =
+          w->pos[1] + (w->k0 + b) * ssk + ndx_gpu_joined(w->jg, w->jr, a, w->jext, ssj, w->jsg);
+      m[i] = d->tile_k - b < 2 || dk - w->k0 - b < 2 ? 1 : 2;
+      ndx_i64 lo = ssk > 0 || m[i] == 1 ? ps : ps - 1; /* the pair's lower position */
+      if (!ndx_gpu_in(g, 1, lo, m[i], 4)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + lo / 2, 1);
+      if (m[i] == 1) {
+        v[i] = ndx_load_bits(src, ps, 4);
+      } else {
+        ndx_u32 byte = ndx_load8(src, lo / 2);
+        v[i] = ssk > 0 ? byte : ((byte >> 4) | (byte << 4)) & 0xffu;
+      }
+      at[i] = (int)(a * d->pitch + b * eb);
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      if (at[i] < 0) continue;
+      for (int x = 0; x < 2; x++) {
+        int t = (int)ndx_launch_put(c[i], x, eb);
+        if (t >= m[i]) continue;
+        NDX_GPU_TRACE(NDX_TRACE_TILE | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
+                      step * 1024 + ((e0 - lid) / n + i) * 2 + x, tile + at[i] + t * eb, eb);
+        ndx_u128 cv;
+        cv.x = ndx_convert_bits((v[i] >> (4 * t)) & 15u, st, dt), cv.y = 0;
+        ndx_gpu_tile_put(tile, at[i] + t * eb, eb, cv);
+      }
+    }
+  }
+}
 
 /* Phase 1: work-item `lid` of `n` loads source elements of type st along
  * k, NDX_GPU_BATCH of them before it stores any (as ndx_gpu_tile_load_wN
@@ -45,6 +103,10 @@ NDX_FN void ndx_convert_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx
   ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1) * d->join_j;
   ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
   ndx_i64 elems = d->slots_k * d->tile_j;
+  if (d->group > 1) {
+    ndx_convert_tile_pairs_wN(d, w, tile, src, st, dt, lid, n, step, g);
+    return;
+  }
   for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
     ndx_u64 v[NDX_GPU_BATCH]; /* a source element's bits */
     int at[NDX_GPU_BATCH];    /* a byte of the tile, or -1 */
