@@ -423,8 +423,8 @@ static void run_convert_group(const ndx_launch *d, int f, int wide, uint8_t *dst
   model_gid = gid, model_groups = groups, model_local = LOCAL;
   for (model_lid = 0; model_lid < LOCAL; model_lid++) {
     if (f == NDX_CONVERT_TRANSPOSE) { /* the copy's tile, a work-group each */
-      wide ? ndx_convert_transpose_w64(d, tile, dst, src, st, dt, &g)
-           : ndx_convert_transpose_w32(d, tile, dst, src, st, dt, &g);
+      wide ? ndx_convert_transpose_w64(d, tile, dst, src, st, dt, d->group > 1, &g)
+           : ndx_convert_transpose_w32(d, tile, dst, src, st, dt, d->group > 1, &g);
       continue;
     }
     model_turn = 0;

@@ -215,7 +215,11 @@ static void emulate_transpose(const ndx_cuda_convert_launch &c, int64_t blocks, 
       for (int phase = 0; phase < 2; phase++)
         for (int64_t k = 0; k < n; k++) {
           int64_t l = reverse ? n - 1 - k : k;
-          if (phase == 0 && wide)
+          if (phase == 0 && d->group > 1 && wide)
+            ndx_convert_tile_pairs_w64(d, &w64, tile, src, st, dt, l, n, step, &g);
+          else if (phase == 0 && d->group > 1)
+            ndx_convert_tile_pairs_w32(d, &w32, tile, src, st, dt, l, n, step, &g);
+          else if (phase == 0 && wide)
             ndx_convert_tile_load_w64(d, &w64, tile, src, st, dt, l, n, step, &g);
           else if (phase == 0)
             ndx_convert_tile_load_w32(d, &w32, tile, src, st, dt, l, n, step, &g);

@@ -319,7 +319,8 @@ Test(gpu_emulate, tiles_joined_with_batch_axes_every_width, .timeout = 600) {
 }
 
 /* Runs conversion launch `d` of transpose plan `p` from type st into dt
- * (ndx_convert_transpose_wN's loop, a phase at a time). */
+ * (ndx_convert_transpose_wN's loop, a phase at a time; phase 1 by a 4-bit
+ * source's byte pairs where the launch's group says). */
 static void run_convert(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx_u8 *dst,
                         const ndx_u8 *src, int st, int dt) {
   ndx_gpu_guard g = {0};
@@ -331,13 +332,19 @@ static void run_convert(const ndx_copy_plan *p, const ndx_launch *d, int64_t gro
       if (p->wide) {
         ndx_gpu_tile_w64 w = ndx_gpu_tile_at_w64(d, t, db);
         for (int64_t l = 0; l < LOCAL; l++)
-          ndx_convert_tile_load_w64(d, &w, tile, src, st, dt, l, LOCAL, step, &g);
+          if (d->group > 1)
+            ndx_convert_tile_pairs_w64(d, &w, tile, src, st, dt, l, LOCAL, step, &g);
+          else
+            ndx_convert_tile_load_w64(d, &w, tile, src, st, dt, l, LOCAL, step, &g);
         for (int64_t l = 0; l < LOCAL; l++)
           ndx_gpu_tile_store_w64(d, &w, tile, dst, db, l, LOCAL, step, &g);
       } else {
         ndx_gpu_tile_w32 w = ndx_gpu_tile_at_w32(d, t, db);
         for (int64_t l = 0; l < LOCAL; l++)
-          ndx_convert_tile_load_w32(d, &w, tile, src, st, dt, l, LOCAL, step, &g);
+          if (d->group > 1)
+            ndx_convert_tile_pairs_w32(d, &w, tile, src, st, dt, l, LOCAL, step, &g);
+          else
+            ndx_convert_tile_load_w32(d, &w, tile, src, st, dt, l, LOCAL, step, &g);
         for (int64_t l = 0; l < LOCAL; l++)
           ndx_gpu_tile_store_w32(d, &w, tile, dst, db, l, LOCAL, step, &g);
       }
