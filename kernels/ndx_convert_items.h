@@ -178,12 +178,11 @@ NDX_FN void ndx_convert_unit_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx
     NDX_GPU_TRACE(NDX_TRACE_GATHER, 0, src + lo / 2, gn / 2);
     NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, 0, dst + pd * (db / 8), gn * db / 8);
     ndx_u64 w = ndx_convert_word(src, lo / gn, gn / 2);
-    ndx_u64 keep = db == 64 ? ~(ndx_u64)0 : ((ndx_u64)1 << db) - 1;
-    ndx_u128 v;
+    ndx_u128 v; /* element t in bits t*db.. (ndx_convert_bits: no bit above db) */
     v.x = v.y = 0;
     for (int t = 0; t < gn; t++) {
       int at = ss > 0 ? t : gn - 1 - t, sh = t * db;
-      ndx_u64 c = ndx_convert_bits((w >> (4 * at)) & 15u, st, dt) & keep;
+      ndx_u64 c = ndx_convert_bits((w >> (4 * at)) & 15u, st, dt);
       if (sh < 64)
         v.x |= c << sh;
       else
