@@ -434,8 +434,8 @@ static void run_convert_case(const bcase *c, const bench_cuda_opts *o, cudaStrea
     CHECK(cudaMemcpy(b->ds, b->hs, ns, cudaMemcpyHostToDevice));
   }
   ndx_cuda_convert_launch plan;
-  if (ndx_cuda_convert_fill(&plan, c->name, &c->dst, c->bits, &c->src, gpu_case_src_bits(c), 0) !=
-      NDX_OK)
+  if (ndx_cuda_convert_fill(&plan, c->name, &c->dst, c->bits, &c->src, gpu_case_src_bits(c), 0,
+                            16) != NDX_OK) /* cudaMalloc's buffers */
     die(c->name);
   const char *kernel = plan.family == NDX_CONVERT_TRANSPOSE ? "convert-transpose"
                        : plan.family == NDX_CONVERT_BYTES   ? "convert-bytes"

@@ -470,8 +470,8 @@ static void run_convert_group(const model_launch *l, uint8_t *dst, const uint8_t
   model_gid = gid, model_groups = groups, model_local = LOCAL;
   for (model_lid = 0; model_lid < LOCAL; model_lid++) {
     if (f == NDX_CONVERT_TRANSPOSE) { /* the copy's tile, a work-group each */
-      wide ? ndx_convert_transpose_w64(d, tile, dst, src, st, dt, &g)
-           : ndx_convert_transpose_w32(d, tile, dst, src, st, dt, &g);
+      wide ? ndx_convert_transpose_w64(d, tile, dst, src, st, dt, d->group > 1, &g)
+           : ndx_convert_transpose_w32(d, tile, dst, src, st, dt, d->group > 1, &g);
       continue;
     }
     model_turn = 0;
@@ -480,8 +480,8 @@ static void run_convert_group(const model_launch *l, uint8_t *dst, const uint8_t
         wide ? ndx_convert_byte_w64(p, dst, src, d->first + u, st, dt, &g)
              : ndx_convert_byte_w32(p, dst, src, d->first + u, st, dt, &g);
       else
-        wide ? ndx_convert_element_w64(p, dst, src, u, st, dt, &g)
-             : ndx_convert_element_w32(p, dst, src, u, st, dt, &g);
+        wide ? ndx_convert_unit_w64(d, dst, src, u, st, dt, &g)
+             : ndx_convert_unit_w32(d, dst, src, u, st, dt, &g);
     }
   }
   model_turn = 0;
@@ -503,7 +503,7 @@ static void convert_case(const gpu_case *c, gpu_model_result *res) {
   uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
   ndx_launch *d = (ndx_launch *)buf;
   int64_t groups;
-  const ndx_convert_sizes z = {.local = LOCAL, .max_groups = MAX_GROUPS};
+  const ndx_convert_sizes z = {.local = LOCAL, .max_groups = MAX_GROUPS, .align = 16};
   ndx_convert_family f = ndx_launch_convert(&p, sb, &z, d, &groups);
   res->path = f == NDX_CONVERT_BYTES       ? "cv-bytes"
               : f == NDX_CONVERT_TRANSPOSE ? "cv-tile"

@@ -11,7 +11,8 @@
  *   ndx_convert        destinations of 8 bits and up: the cpu shape's
  *                      work-item i converts C-order elements [i*chunk,
  *                      (i+1)*chunk), the gpu shape's every launch-size-th
- *                      element from its global id;
+ *                      unit from its global id (an element, or a group of
+ *                      a 4-bit source's, ndx_convert_unit_wN);
  *   ndx_convert_tile   the cpu shape's transposes, destinations of 8 bits and
  *                      up: work-item i converts tile i (ndx_convert_tile_wN);
  *   ndx_convert_transpose  the gpu shape's transposes, destinations of 8
@@ -36,12 +37,12 @@
 
 #ifdef NDX_KERNEL_convert
 __kernel void ndx_convert(NDX_LAUNCH_ARGS) {
-  __constant const ndx_pack_head *p = ndx_launch_pack(d);
   NDX_CONVERT_GUARD
 #ifdef NDX_SHAPE_GPU
-  for (long i = (long)get_global_id(0); i < p->numel; i += (long)get_global_size(0))
-    ndx_convert_element_wN(p, dst, src, i, NDX_SRC_T, NDX_DST_T, &g);
+  for (long u = (long)get_global_id(0); u < d->units; u += (long)get_global_size(0))
+    ndx_convert_unit_wN(d, dst, src, u, NDX_SRC_T, NDX_DST_T, &g);
 #else
+  __constant const ndx_pack_head *p = ndx_launch_pack(d);
   long i0 = (long)get_global_id(0) * d->chunk;
   if (i0 < p->numel)
     ndx_convert_run_wN(p, dst, src, i0, min(i0 + d->chunk, (long)p->numel), NDX_SRC_T, NDX_DST_T,
@@ -62,7 +63,8 @@ __kernel void ndx_convert_tile(NDX_LAUNCH_ARGS) {
 __kernel void ndx_convert_transpose(NDX_LAUNCH_ARGS) {
   __local ulong2 tile[(NDX_GPU_TILE_BYTES(8) + 15) / 16];
   NDX_CONVERT_GUARD
-  ndx_convert_transpose_wN(d, (__local uchar *)tile, dst, src, NDX_SRC_T, NDX_DST_T, &g);
+  ndx_convert_transpose_wN(d, (__local uchar *)tile, dst, src, NDX_SRC_T, NDX_DST_T, d->group > 1,
+                           &g);
 }
 #endif
 

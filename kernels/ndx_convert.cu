@@ -4,13 +4,17 @@
  *
  * A conversion is planned as a copy is (the shared planner, at the
  * destination's width) and launched as the shared conversion planner says
- * (ndx_cuda_convert_fill, src/device/cuda_convert_plan.c): one of three
- * kernels, ndx_convert_transpose, the copy's tiles converting between load
- * and store (ndx_convert_gpu.h), for what the planner makes a transpose
- * into 8 bits and up; ndx_convert_elements, every launch-size-th C-order
- * element from a thread's global index, for the other destinations of 8
- * bits and up; ndx_convert_bytes, every launch-size-th byte of a 4-bit
- * destination, each written whole by its one writer. The types are kernel
+ * (ndx_cuda_convert_fill, src/device/cuda_convert_plan.c, given the
+ * pointers' alignment): one of three families, ndx_convert_transpose, the
+ * copy's tiles converting between load and store (ndx_convert_gpu.h), for
+ * what the planner makes a transpose into 8 bits and up, two kernels whose
+ * phase 1 takes elements or a 4-bit source's byte pairs as the
+ * descriptor's group says (both phases in one kernel spilled);
+ * ndx_convert_elements, every launch-size-th unit (a C-order element, or a
+ * 4-bit source's group of a row's elements) from a thread's global index,
+ * for the other destinations of 8 bits and up; ndx_convert_bytes, every
+ * launch-size-th byte of a 4-bit destination, each written whole by its
+ * one writer. The types are kernel
  * arguments, not template parameters: one kernel serves all 324 pairs (the
  * values are the same bits whichever way the switch is taken; a pair's own
  * kernel would fold it). The same type on both sides is ndx_cuda_copy. The
@@ -50,16 +54,18 @@ static __global__ void __launch_bounds__(NDX_CUDA_CONVERT_THREADS)
 }
 
 /* A transpose through the copy's tiles, converting between load and store
- * (ndx_convert_gpu.h): a block per tile. */
+ * (ndx_convert_gpu.h): a block per tile; phase 1 by a 4-bit source's byte
+ * pairs where `pairs` (the descriptor's group > 1), a kernel of each. */
+template <int pairs>
 static __global__ void __launch_bounds__(NDX_CUDA_CONVERT_THREADS)
     ndx_convert_transpose(const __grid_constant__ ndx_cuda_convert_args a, ndx_u8 *__restrict__ dst,
                           const ndx_u8 *__restrict__ src, int st, int dt) {
   __shared__ ndx_u128 tile[(NDX_GPU_TILE_BYTES(8) + 15) / 16];
   ndx_gpu_guard g = {0};
   if (ndx_launch_pack(&a.d)->wide)
-    ndx_convert_transpose_w64(&a.d, (ndx_u8 *)tile, dst, src, st, dt, &g);
+    ndx_convert_transpose_w64(&a.d, (ndx_u8 *)tile, dst, src, st, dt, pairs, &g);
   else
-    ndx_convert_transpose_w32(&a.d, (ndx_u8 *)tile, dst, src, st, dt, &g);
+    ndx_convert_transpose_w32(&a.d, (ndx_u8 *)tile, dst, src, st, dt, pairs, &g);
 }
 
 extern "C" ndx_status ndx_cuda_convert(cudaStream_t stream, void *dst, const ndx_layout *dst_l,
@@ -73,12 +79,16 @@ extern "C" ndx_status ndx_cuda_convert(cudaStream_t stream, void *dst, const ndx
   if (dst_t == src_t) return ndx_cuda_copy(stream, dst, dst_l, src, src_l, db);
   if (!dst || !src) return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn, !dst ? "dst" : "src");
   ndx_cuda_convert_launch c;
-  ndx_status s = ndx_cuda_convert_fill(&c, fn, dst_l, db, src_l, sb, 0);
+  uintptr_t both = (uintptr_t)dst | (uintptr_t)src | 16; /* the pointers' alignment, up to 16 */
+  ndx_status s = ndx_cuda_convert_fill(&c, fn, dst_l, db, src_l, sb, 0, (int64_t)(both & -both));
   if (s != NDX_OK || c.blocks == 0) return s;
   bool bytes = c.family == NDX_CONVERT_BYTES;
   dim3 grid((unsigned)c.blocks);
-  if (c.family == NDX_CONVERT_TRANSPOSE)
-    ndx_convert_transpose<<<grid, NDX_CUDA_CONVERT_THREADS, 0, stream>>>(
+  if (c.family == NDX_CONVERT_TRANSPOSE && c.args.d.group > 1)
+    ndx_convert_transpose<1><<<grid, NDX_CUDA_CONVERT_THREADS, 0, stream>>>(
+        c.args, (ndx_u8 *)dst, (const ndx_u8 *)src, (int)src_t, (int)dst_t);
+  else if (c.family == NDX_CONVERT_TRANSPOSE)
+    ndx_convert_transpose<0><<<grid, NDX_CUDA_CONVERT_THREADS, 0, stream>>>(
         c.args, (ndx_u8 *)dst, (const ndx_u8 *)src, (int)src_t, (int)dst_t);
   else if (bytes)
     ndx_convert_bytes<<<grid, NDX_CUDA_CONVERT_THREADS, 0, stream>>>(

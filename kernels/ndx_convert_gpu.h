@@ -22,6 +22,7 @@
 #ifndef NDX_CONVERT_GPU_H_WN
 #define NDX_CONVERT_GPU_H_WN
 #define ndx_convert_tile_load_wN NDX_WN(ndx_convert_tile_load_w32, ndx_convert_tile_load_w64)
+#define ndx_convert_tile_pairs_wN NDX_WN(ndx_convert_tile_pairs_w32, ndx_convert_tile_pairs_w64)
 #define ndx_convert_transpose_wN NDX_WN(ndx_convert_transpose_w32, ndx_convert_transpose_w64)
 #endif
 
@@ -31,6 +32,67 @@
 #else
 #define NDX_CONVERT_GPU_H_W32
 #endif
+
+/* Phase 1 from a 4-bit source whose tile rows hold their element pairs
+ * in whole bytes (ndx_launch.group 2, nibble_pairs of src/host/launch.c):
+ * work-item `lid` of `n` takes slots of a tile row, slots_k of them a row,
+ * slot c the elements k0 + 2c and k0 + 2c + 1, loading the source byte
+ * that holds both (a pair the matrix ends inside: its one element), so
+ * that a warp's loads are whole bytes; NDX_GPU_BATCH slots before it puts
+ * any, each element converted into type dt and put in the order of
+ * ndx_launch_put, which keeps a warp's puts on distinct banks. */
+NDX_FN void ndx_convert_tile_pairs_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
+                                      NDX_LOCAL ndx_u8 *tile,
+                                      NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int st, int dt,
+                                      ndx_i64 lid, ndx_i64 n, ndx_i64 step,
+                                      const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int r = (int)p->rank, eb = ndx_cv_bits(dt) / 8;
+  ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1) * d->join_j;
+  ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
+  ndx_i64 elems = d->slots_k * d->tile_j;
+  for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
+    /* the batch in two words, so that nothing spills: byte i of `pairs`
+     * the nibbles of slot i (element k0 + 2c in the low one), and in bits
+     * 4i.. of `how` whether it loaded (1), holds that element alone (2),
+     * puts in the other order (4, ndx_launch_put) */
+    ndx_u32 pairs = 0, how = 0;
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n;
+      if (e >= elems) continue;
+      /* a slot of a tile: 32-bit division (a 64-bit one spills) */
+      int a = (int)e / (int)d->slots_k, c = (int)e - a * (int)d->slots_k, b = 2 * c;
+      if (w->j0 + a >= dj || b >= d->tile_k || w->k0 + b >= dk) continue;
+      ndx_i64 ps =
+          w->pos[1] + (w->k0 + b) * ssk + ndx_gpu_joined(w->jg, w->jr, a, w->jext, ssj, w->jsg);
+      int alone = d->tile_k - b < 2 || dk - w->k0 - b < 2;
+      ndx_i64 lo = ssk > 0 || alone ? ps : ps - 1; /* the pair's lower position */
+      if (!ndx_gpu_in(g, 1, lo, alone ? 1 : 2, 4)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + lo / 2, 1);
+      ndx_u32 v;
+      if (alone) {
+        v = ndx_load_bits(src, ps, 4);
+      } else {
+        v = ndx_load8(src, lo / 2);
+        v = ssk > 0 ? v : ((v >> 4) | (v << 4)) & 0xffu;
+      }
+      pairs |= v << (8 * i);
+      how |= (1u | (ndx_u32)alone << 1 | (ndx_u32)ndx_launch_put(c, 0, eb) << 2) << (4 * i);
+    }
+    /* put x of slot i in one loop, one conversion in its body */
+    for (int k = 0; k < 2 * NDX_GPU_BATCH; k++) {
+      int i = k >> 1, x = k & 1, h = (int)(how >> (4 * i)) & 7, t = x ^ (h >> 2);
+      if (!(h & 1) || (t > 0 && (h & 2))) continue;
+      int e = (int)(e0 + i * n), a = e / (int)d->slots_k, b = 2 * (e - a * (int)d->slots_k);
+      ndx_i64 at = a * d->pitch + (b + t) * eb;
+      NDX_GPU_TRACE(NDX_TRACE_TILE | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
+                    step * 1024 + ((e0 - lid) / n + i) * 2 + x, tile + at, eb);
+      ndx_u128 cv;
+      cv.x = ndx_convert_bits((pairs >> (8 * i + 4 * t)) & 15u, st, dt), cv.y = 0;
+      ndx_gpu_tile_put(tile, at, eb, cv);
+    }
+  }
+}
 
 /* Phase 1: work-item `lid` of `n` loads source elements of type st along
  * k, NDX_GPU_BATCH of them before it stores any (as ndx_gpu_tile_load_wN
@@ -73,17 +135,22 @@ NDX_FN void ndx_convert_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx
  * work-group g takes tiles g, g + groups, ... (the whole group loops
  * alike, so every work-item reaches each barrier) through `tile`, the
  * group's NDX_GPU_TILE_BYTES(8) of work-group memory, as
- * ndx_gpu_transpose_wN does. */
+ * ndx_gpu_transpose_wN does; phase 1 by source byte pairs where `pairs`,
+ * which is d->group > 1 (a constant in a kernel of one phase 1, as CUDA's
+ * two, whose runtime types made the two phases in one kernel spill). */
 NDX_FN void ndx_convert_transpose_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL ndx_u8 *tile,
                                      NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                      NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int st, int dt,
-                                     const ndx_gpu_guard *g) {
+                                     int pairs, const ndx_gpu_guard *g) {
   ndx_i64 lid = NDX_LOCAL_ID, n = NDX_LOCAL_SIZE;
   int db = ndx_cv_bits(dt);
   for (ndx_i64 t = NDX_GROUP_ID; t < d->units; t += NDX_GROUPS) {
     ndx_gpu_tile_wN w = ndx_gpu_tile_at_wN(d, t, db);
     ndx_i64 step = t / NDX_GROUPS;
-    ndx_convert_tile_load_wN(d, &w, tile, src, st, dt, lid, n, step, g);
+    if (pairs)
+      ndx_convert_tile_pairs_wN(d, &w, tile, src, st, dt, lid, n, step, g);
+    else
+      ndx_convert_tile_load_wN(d, &w, tile, src, st, dt, lid, n, step, g);
     NDX_BARRIER();
     ndx_gpu_tile_store_wN(d, &w, tile, dst, db, lid, n, step, g);
     NDX_BARRIER();

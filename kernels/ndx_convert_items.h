@@ -10,7 +10,11 @@
  * ndx_convert_bits and stored whole, so a work unit is (the cpu shape's
  * run and tile are in ndx_convert_cpu.h):
  *   element  one C-order element (the gpu shape's unit: adjacent
- *            work-items store adjacent elements of the destination);
+ *            work-items store adjacent elements of the destination), or
+ *            from a 4-bit source, where the planner groups them
+ *            (ndx_launch.group), a row's elements of one source word,
+ *            loaded as that word and stored as one access, so that a
+ *            warp's loads are whole bytes;
  *   byte     one byte of a 4-bit destination, its one or two elements
  *            found by ndx_count_below, written whole by its one writer, the
  *            bits no element of the copy holds kept (both shapes).
@@ -64,6 +68,40 @@ NDX_FN void ndx_convert_store(NDX_GLOBAL ndx_u8 *dst, ndx_pos pos, int bits, ndx
   }
 }
 
+/* Word `w` of `bytes` bytes (1 to 8) of a buffer, little-endian, in the
+ * low bytes: a conversion unit's source word (ndx_launch.group). */
+NDX_FN ndx_u64 ndx_convert_word(NDX_GLOBAL const ndx_u8 *src, ndx_pos w, int bytes) {
+  switch (bytes) {
+  case 1:
+    return ndx_load8(src, w);
+  case 2:
+    return ndx_load16(src, w);
+  case 4:
+    return ndx_load32(src, w);
+  default:
+    return ndx_load64(src, w);
+  }
+}
+
+/* Stores the low `bytes` bytes (2 to 16) of v as word `w` of that size: a
+ * conversion unit's destination elements, one access. */
+NDX_FN void ndx_convert_store_word(NDX_GLOBAL ndx_u8 *dst, ndx_pos w, int bytes, ndx_u128 v) {
+  switch (bytes) {
+  case 2:
+    ndx_store16(dst, w, (ndx_u16)v.x);
+    break;
+  case 4:
+    ndx_store32(dst, w, (ndx_u32)v.x);
+    break;
+  case 8:
+    ndx_store64(dst, w, v.x);
+    break;
+  default:
+    ndx_store128(dst, w, v);
+    break;
+  }
+}
+
 /* The source bits `v` of type st converted into type dt and stored at
  * destination position pd (8 bits and up). */
 NDX_FN void ndx_convert_put(NDX_GLOBAL ndx_u8 *dst, ndx_pos pd, ndx_u64 v, int st, int dt,
@@ -87,6 +125,7 @@ NDX_FN void ndx_convert_at(NDX_GLOBAL ndx_u8 *dst, ndx_pos pd, NDX_GLOBAL const 
 #define NDX_CONVERT_ITEMS_H_WN
 #define ndx_convert_element_wN NDX_WN(ndx_convert_element_w32, ndx_convert_element_w64)
 #define ndx_convert_byte_wN NDX_WN(ndx_convert_byte_w32, ndx_convert_byte_w64)
+#define ndx_convert_unit_wN NDX_WN(ndx_convert_unit_w32, ndx_convert_unit_w64)
 #endif
 
 #if (NDX_WIDE && !defined(NDX_CONVERT_ITEMS_H_W64)) ||                                             \
@@ -109,6 +148,57 @@ NDX_FN void ndx_convert_element_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOB
     NDX_GPU_TRACE(NDX_TRACE_GATHER, 0, src + ndx_byte_of(ps, sb), sb < 8 ? 1 : sb / 8);
     NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, 0, dst + pd * (db / 8), db / 8);
     ndx_convert_store(dst, pd, db, ndx_convert_bits(ndx_convert_load(src, ps, sb), st, dt));
+  }
+}
+
+/* Unit u of the gpu shape's elements family (ndx_launch.h): C-order
+ * element u where d->group is 1; else, from a 4-bit source type st, the
+ * elements [x0, x0 + group) of row u / row_units of the innermost axis, x0
+ * = (u % row_units)*group - skew: where all of them lie in the row, one
+ * load of their group / 2 source bytes (the planner proved that word
+ * aligned, and their destination elements' group * db bits, stored as one
+ * access), else (a row's first or last unit) those in the row one at a
+ * time. A source stride of -1 reads the word's nibbles from the top. */
+NDX_FN void ndx_convert_unit_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *dst,
+                                NDX_GLOBAL const ndx_u8 *src, ndx_i64 u, int st, int dt,
+                                const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  if (d->group <= 1) {
+    ndx_convert_element_wN(p, dst, src, u, st, dt, g);
+    return;
+  }
+  int r = (int)p->rank, db = ndx_cv_bits(dt), gn = (int)d->group;
+  ndx_i64 n = ndx_extent_wN(p, r - 1), ss = ndx_stride_wN(p, 1, r - 1);
+  ndx_i64 row = ndx_launch_row(d, u), x0 = (u - row * d->row_units) * gn - d->skew;
+  ndx_i64 pd = (ndx_i64)ndx_position_wN(p, 0, (NDX_WORD)(row * n)) + x0;
+  ndx_i64 ps = (ndx_i64)ndx_position_wN(p, 1, (NDX_WORD)(row * n)) + x0 * ss;
+  if (x0 >= 0 && x0 + gn <= n) {
+    ndx_i64 lo = ss > 0 ? ps : ps - (gn - 1); /* the word's first nibble */
+    if (!ndx_gpu_in(g, 1, lo, gn, 4) || !ndx_gpu_in(g, 0, pd, gn, db)) return;
+    NDX_GPU_TRACE(NDX_TRACE_GATHER, 0, src + lo / 2, gn / 2);
+    NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, 0, dst + pd * (db / 8), gn * db / 8);
+    ndx_u64 w = ndx_convert_word(src, lo / gn, gn / 2);
+    ndx_u128 v; /* element t in bits t*db.. (ndx_convert_bits: no bit above db) */
+    v.x = v.y = 0;
+    for (int t = 0; t < gn; t++) {
+      int at = ss > 0 ? t : gn - 1 - t, sh = t * db;
+      ndx_u64 c = ndx_convert_bits((w >> (4 * at)) & 15u, st, dt);
+      if (sh < 64)
+        v.x |= c << sh;
+      else
+        v.y |= c << (sh - 64);
+    }
+    ndx_convert_store_word(dst, pd / gn, gn * db / 8, v);
+    return;
+  }
+  for (int t = 0; t < gn; t++) {
+    ndx_i64 x = x0 + t;
+    if (x < 0 || x >= n) continue;
+    ndx_i64 pdx = pd + t, psx = ps + t * ss;
+    if (!ndx_gpu_in(g, 0, pdx, 1, db) || !ndx_gpu_in(g, 1, psx, 1, 4)) continue;
+    NDX_GPU_TRACE(NDX_TRACE_GATHER, 1 + t, src + ndx_byte_of(psx, 4), 1);
+    NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, 1 + t, dst + pdx * (db / 8), db / 8);
+    ndx_convert_store(dst, pdx, db, ndx_convert_bits(ndx_load_bits(src, psx, 4), st, dt));
   }
 }
 

@@ -4,7 +4,8 @@
  * into kernels and tests/test_convert_emulate.cu runs them thread by
  * thread on the host. Each thread takes every launch-size-th unit of the
  * descriptor (ndx_cuda_convert_args.h) from its global index, a unit being
- * one of ndx_convert_items.h's: an element (ndx_convert_elements), or a
+ * one of ndx_convert_items.h's: an element or a group of a 4-bit source's
+ * (ndx_convert_elements), or a
  * byte of a 4-bit destination (ndx_convert_bytes). */
 #ifndef NDX_CUDA_CONVERT_CUH
 #define NDX_CUDA_CONVERT_CUH
@@ -21,19 +22,20 @@
 
 namespace ndx_convert_cuda {
 
-/* Thread `tid` of `nthreads`: C-order elements tid, tid + nthreads, ... of
- * type st into type dt (destinations of 8 bits and up). */
+/* Thread `tid` of `nthreads`: units tid, tid + nthreads, ... (C-order
+ * elements, or a 4-bit source's groups, ndx_convert_unit_wN) of type st
+ * into type dt (destinations of 8 bits and up). */
 __host__ __device__ inline void elements_body(const ndx_cuda_convert_args &a,
                                               ndx_u8 *__restrict__ dst,
                                               const ndx_u8 *__restrict__ src, int st, int dt,
                                               int64_t tid, int64_t nthreads) {
   ndx_gpu_guard g = {0};
   const ndx_pack_head *p = ndx_launch_pack(&a.d);
-  for (int64_t i = tid; i < a.d.units; i += nthreads) {
+  for (int64_t u = tid; u < a.d.units; u += nthreads) {
     if (p->wide)
-      ndx_convert_element_w64(p, dst, src, i, st, dt, &g);
+      ndx_convert_unit_w64(&a.d, dst, src, u, st, dt, &g);
     else
-      ndx_convert_element_w32(p, dst, src, i, st, dt, &g);
+      ndx_convert_unit_w32(&a.d, dst, src, u, st, dt, &g);
   }
 }
 

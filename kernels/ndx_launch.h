@@ -110,6 +110,19 @@ typedef struct ndx_launch {
   ndx_i64 batch_axes;
   ndx_i64 vector; /* rows: bytes of one access, a power of two from 1 to 16 */
   ndx_i64 first;  /* bytes: the first destination byte */
+  /* conversions from 4-bit sources (ndx_launch_convert, gpu shape): the
+   * elements a unit converts from one source word of group / 2 bytes,
+   * consecutive along the source's unit axis (its stride 1 or -1), so that
+   * a warp's loads are whole bytes, not nibbles; 1: element by element.
+   * The elements family: a unit is `group` elements of a row of the
+   * innermost axis, `row_units` of them a row (row_magic, row_shift), the
+   * row's first unit `skew` elements short (it starts inside a word), and
+   * each whole unit is one load of its source word and one store of its
+   * group * destination bits; the planner has proved every whole unit's
+   * word and store aligned. The transpose: a phase-1 slot is `group`
+   * elements of a tile row, slots_k slots a row, put into the tile in the
+   * order of ndx_launch_put. */
+  ndx_i64 group, skew;
 } ndx_launch;
 
 /* The pack that follows the descriptor in its buffer. */
@@ -121,6 +134,16 @@ NDX_FN NDX_CONSTANT const ndx_pack_head *ndx_launch_pack(NDX_CONSTANT const ndx_
 NDX_FN ndx_i64 ndx_launch_row(NDX_CONSTANT const ndx_launch *d, ndx_i64 n) {
   ndx_u64 u = (ndx_u64)n;
   return (ndx_i64)((ndx_mulhi64(d->row_magic, u) + u) >> (int)d->row_shift);
+}
+
+/* The element of its group that slot c of a conversion's phase 1 puts
+ * into the tile at its x-th put (ndx_launch.group 2, elements of `eb`
+ * bytes): x, or the other one for the slots whose pair lies in an odd 128
+ * bytes of the tile row, so that the 32 puts of a warp along one row fall
+ * on 32 banks (4- and 8-byte elements two a slot ask each bank twice in
+ * order). The planner's bank check (src/host/launch.c) takes the same. */
+NDX_FN ndx_i64 ndx_launch_put(ndx_i64 c, ndx_i64 x, ndx_i64 eb) {
+  return x ^ (((c * 2 * eb) >> 7) & 1);
 }
 
 #endif /* NDX_LAUNCH_H */

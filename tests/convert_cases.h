@@ -3,7 +3,10 @@
  * emulators' tests/test_convert_emulate.cu), layouts that stress a
  * conversion's own paths: transposed sources, flips on both sides with
  * 4-bit elements starting inside a byte, a broadcast into a step-2
- * destination, rank 0, rank 32, empty. C and C++ alike. */
+ * destination, rank 0, rank 32, empty, and a 4-bit source's grouped
+ * words and byte pairs (rows starting inside a word, reversed rows, a
+ * reversed or odd k axis, destination rows off the sectors). C and C++
+ * alike. */
 #ifndef NDX_TEST_CONVERT_CASES_H
 #define NDX_TEST_CONVERT_CASES_H
 
@@ -12,7 +15,7 @@
 
 #include "ndx/ndx_layout.h"
 
-enum { CONVERT_NAMED = 7 }; /* named cases */
+enum { CONVERT_NAMED = 12 }; /* named cases */
 
 /* ndx_make's layout; aborts when it refuses (a case written wrong). */
 static inline ndx_layout convert_case_make(int rank, const int64_t *shape, const int64_t *strides,
@@ -75,10 +78,45 @@ static inline void convert_named_case(int k, ndx_layout *d, ndx_layout *s) {
     *d = convert_case_contiguous(3, shape, 0), *s = convert_case_make(3, shape, ss, 2);
     return;
   }
-  default: { /* empty */
+  case 6: { /* empty */
     int64_t shape[2] = {0, 7};
     *d = convert_case_contiguous(2, shape, 0), *s = convert_case_contiguous(2, shape, 0);
+    return;
   }
+  case 7: { /* rows of 35 starting inside a 4-bit source's byte (and word), the
+               destination's on the same element of its words: grouped units,
+               each row's first short and last partial */
+    int64_t shape[2] = {3, 35}, st[2] = {48, 1};
+    *d = convert_case_make(2, shape, st, 16 + 3), *s = convert_case_make(2, shape, st, 3);
+    return;
+  }
+  case 8: { /* rows of 29 reversed in the source: a group's nibbles from the top */
+    int64_t shape[2] = {4, 29}, ds[2] = {32, 1}, ss[2] = {32, -1};
+    *d = convert_case_make(2, shape, ds, 2), *s = convert_case_make(2, shape, ss, 29);
+    return;
+  }
+  case 9: { /* a transpose whose k axis (101, two tiles) is reversed in the
+               source: a 4-bit source's pairs from a byte's top, the last one
+               alone */
+    int64_t shape[2] = {101, 40}, ss[2] = {-1, 102};
+    *d = convert_case_contiguous(2, shape, 0), *s = convert_case_make(2, shape, ss, 101);
+    return;
+  }
+  case 10: { /* a transpose of an odd k extent taken whole, a 4-bit source's
+               pairs in bytes, the last element alone */
+    int64_t shape[2] = {37, 45}, ss[2] = {1, 38};
+    *d = convert_case_contiguous(2, shape, 0), *s = convert_case_make(2, shape, ss, 0);
+    return;
+  }
+  case 11: { /* a transpose into destination rows off the sectors (a j side of
+                run bytes, shortened for a 4-bit source's pairs' 64-element k) */
+    int64_t shape[2] = {70, 300}, ss[2] = {1, 70};
+    *d = convert_case_contiguous(2, shape, 0), *s = convert_case_make(2, shape, ss, 0);
+    return;
+  }
+  default:
+    fprintf(stderr, "convert_cases.h: no named case %d\n", k);
+    abort();
   }
 }
 

@@ -288,7 +288,7 @@ Test(cl_convert, transposes_of_many_tiles) {
 
 /* Long rows from 4-bit sources (a run reads a byte, two elements, at a
  * time from an even position), from odd and even positions, forward,
- * reversed and with a step of 3. */
+ * reversed, with a step of 3, and from inside a source word. */
 Test(cl_convert, long_rows_from_4_bit_sources) {
   cl_env_need(&env);
   static const ndx_dtype four_bit_pairs[][2] = {
@@ -303,6 +303,12 @@ Test(cl_convert, long_rows_from_4_bit_sources) {
     check_convert(&d, dt, &s, st, seed + 1);
     s = make(2, (int64_t[]){3, 600}, (int64_t[]){1800, 3}, 2);
     check_convert(&d, dt, &s, st, seed + 2);
+    /* rows of 599 from inside a source word into destination rows at the
+     * same element of theirs: the gpu shape's groups of a row's elements,
+     * each row's first unit short and its last partial */
+    d = make(2, (int64_t[]){3, 599}, (int64_t[]){608, 1}, 16 + 3);
+    s = make(2, (int64_t[]){3, 599}, (int64_t[]){-608, 1}, 2 * 608 + 3);
+    check_convert(&d, dt, &s, st, seed + 3);
   }
 }
 

@@ -188,6 +188,11 @@ static uint8_t pattern(size_t i) {
 
 static long long runs[NDX_CONVERT_FAMILIES][2]; /* [family][wide] conversions emulated */
 static long long looped;                        /* ... on one block, threads looping */
+/* conversions from 4-bit sources grouped (ndx_launch.group), [0] the
+ * elements family's groups, [1] the transpose's pairs: in all, from a
+ * source reversed along the grouped axis, and with partial groups (rows
+ * whose first unit is short and whose last is partial; an odd k extent) */
+static long long grouped[2], grouped_reversed[2], grouped_partial[2];
 
 /* Runs every thread of launch c's grid (one block with `one_block`), in
  * reverse order with `reverse`. */
@@ -218,7 +223,10 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
   ndx_format(dtext, sizeof dtext, d);
   ndx_format(stext, sizeof stext, s);
   ndx_cuda_convert_launch c;
-  ndx_status stat = ndx_cuda_convert_fill(&c, "test_convert_emulate", d, db, s, sb, flags);
+  /* the buffers start on 16 bytes (guarded_make); every fifth case is
+   * planned for pointers on 4, so that narrower groups run too */
+  int64_t align = seed % 5 == 4 ? 4 : 16;
+  ndx_status stat = ndx_cuda_convert_fill(&c, "test_convert_emulate", d, db, s, sb, flags, align);
   if (stat != NDX_OK) {
     snprintf(why, size, "%s to %s, dst %s, src %s: plan: %s", ndx_dtype_name(st),
              ndx_dtype_name(dt), dtext, stext, ndx_last_error());
@@ -249,6 +257,18 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
     emulate(c, gd.base, gs.base, (int)st, (int)dt, one_block, seed % 2 == 1);
     runs[c.family][((const ndx_pack_head *)c.args.pack)->wide != 0]++;
     looped += one_block;
+    const ndx_launch *L = &c.args.d;
+    if (L->group > 1) {
+      int tile = c.family == NDX_CONVERT_TRANSPOSE;
+      const ndx_pack_head *ph = (const ndx_pack_head *)c.args.pack;
+      int ax = (int)ph->rank - 1 - tile;
+      int64_t st = ph->wide ? ndx_stride_w64(ph, 1, ax) : ndx_stride_w32(ph, 1, ax);
+      int64_t ext = ph->wide ? ndx_extent_w64(ph, ax) : ndx_extent_w32(ph, ax);
+      grouped[tile]++;
+      grouped_reversed[tile] += st < 0;
+      grouped_partial[tile] +=
+          tile ? (ext * L->join_k) % 2 == 1 : L->skew > 0 && (ext + L->skew) % L->group != 0;
+    }
   }
   bool ok = true;
   for (size_t i = 0; i < gd.size && ok; i++)
@@ -320,6 +340,16 @@ int main(int argc, char **argv) {
                wide ? 64 : 32, runs[f][wide]);
       tap(runs[f][wide] > 0, name, "never planned by any case");
     }
+  const char *what[2] = {"ndx_convert_elements' groups of a 4-bit source's elements",
+                         "ndx_convert_transpose's pairs of a 4-bit source's elements"};
+  for (int k = 0; k < 2; k++) {
+    char name[256];
+    snprintf(name, sizeof name,
+             "%s ran (%lld conversions), from reversed sources (%lld), with partial groups (%lld)",
+             what[k], grouped[k], grouped_reversed[k], grouped_partial[k]);
+    tap(grouped[k] > 0 && grouped_reversed[k] > 0 && grouped_partial[k] > 0, name,
+        "a kind never planned by any case");
+  }
   char name[128];
   snprintf(name, sizeof name, "threads looped over the units of a capped grid (%lld conversions)",
            looped);

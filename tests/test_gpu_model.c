@@ -93,29 +93,37 @@ Test(gpu_model, the_gpu_kernels_keep_their_bounds, .timeout = 300) {
   }
 }
 
-/* The conversion cases whose bodies (kernels/ndx_convert_items.h, an
- * element a work-item) reach their bounds: a contiguous pair and an inner
- * flip, whose warps load and store adjacent elements. */
+/* The conversion cases whose bodies (kernels/ndx_convert_items.h and
+ * ndx_convert_gpu.h) reach their bounds: a contiguous pair and an inner
+ * flip, whose warps load and store adjacent elements, and the two from a
+ * 4-bit source, whose lanes read whole source words (a row's groups of
+ * elements, a tile row's pairs; a nibble a lane reads half a sector). */
 Test(gpu_model, the_gpu_conversions_keep_their_bounds, .timeout = 300) {
-  static const char *const within[] = {
-      "convert f32 -> bf16 contiguous",
-      "convert bf16 -> f32 flip 4096x4096",
+  static const struct {
+    const char *name, *path;
+  } within[] = {
+      {"convert f32 -> bf16 contiguous", "cv-elems"},
+      {"convert bf16 -> f32 flip 4096x4096", "cv-elems"},
+      {"convert f4e2m1fn -> f16 4096x4096", "cv-elems"},
+      {"convert f4e2m1fn -> f16 transpose 4096x4096", "cv-tile"},
   };
   gpu_case cases[48];
   int n = gpu_cases(cases, 48);
   for (size_t w = 0; w < sizeof within / sizeof *within; w++) {
     int checked = 0;
     for (int i = 0; i < n; i++) {
-      if (strcmp(cases[i].name, within[w]) != 0) continue;
+      if (strcmp(cases[i].name, within[w].name) != 0) continue;
       gpu_model_result r;
       gpu_model_case(&cases[i], &r);
-      cr_assert_str_eq(r.path, "cv-elems", "%s", cases[i].name);
-      cr_assert(!r.below, "%s: loads %.2f of bound %.2f, stores %.2f of %.2f", cases[i].name,
-                r.load_use, r.load_bound, r.store_use, r.store_bound);
+      cr_assert_str_eq(r.path, within[w].path, "%s", cases[i].name);
+      cr_assert(!r.below && !r.conflicts,
+                "%s: loads %.2f of bound %.2f, stores %.2f of %.2f, %lld wavefronts for %lld",
+                cases[i].name, r.load_use, r.load_bound, r.store_use, r.store_bound, r.waves,
+                r.ideal);
       cr_assert_gt(r.in_flight, 0, "%s: nothing in flight", cases[i].name);
       checked++;
     }
-    cr_assert_eq(checked, 1, "no conversion case is named %s", within[w]);
+    cr_assert_eq(checked, 1, "no conversion case is named %s", within[w].name);
   }
 }
 

@@ -58,7 +58,9 @@ static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst
   if (s != NDX_OK) return s;
   ndx_convert_sizes z = cl_cpu_convert;
   if (cl->shape == NDX_CL_SHAPE_GPU)
-    z = (ndx_convert_sizes){.local = NDX_CL_GPU_LOCAL_SIZE, .max_groups = NDX_CL_GPU_MAX_GROUPS};
+    z = (ndx_convert_sizes){.local = NDX_CL_GPU_LOCAL_SIZE,
+                            .max_groups = NDX_CL_GPU_MAX_GROUPS,
+                            .align = 16}; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN: 128 bits at least */
   int family = ndx_convert_family_of(&p, &z);
   plan->path = NDX_PATH_GATHER;
   plan->wide = p.wide;

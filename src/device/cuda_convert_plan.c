@@ -12,11 +12,13 @@ static const ndx_convert_sizes cuda_convert_sizes = {.local = NDX_CUDA_CONVERT_T
 
 ndx_status ndx_cuda_convert_fill(ndx_cuda_convert_launch *c, const char *fn,
                                  const ndx_layout *dst_l, int dst_bits, const ndx_layout *src_l,
-                                 int src_bits, unsigned copy_flags) {
+                                 int src_bits, unsigned copy_flags, int64_t align) {
   memset(c, 0, sizeof *c);
   ndx_copy_plan p;
   ndx_status s = ndx_convert_plan_make(&p, fn, dst_l, src_l, dst_bits, copy_flags);
   if (s != NDX_OK || p.q.numel == 0) return s;
-  c->family = (int)ndx_launch_convert(&p, src_bits, &cuda_convert_sizes, &c->args.d, &c->blocks);
+  ndx_convert_sizes z = cuda_convert_sizes;
+  z.align = align;
+  c->family = (int)ndx_launch_convert(&p, src_bits, &z, &c->args.d, &c->blocks);
   return ndx_copy_plan_pack(&p, c->args.pack, sizeof c->args.pack);
 }

@@ -40,35 +40,40 @@ static bool rows_on_sectors(const ndx_operands *q, int k, int axis, int64_t tile
 
 /* True when no warp asks a bank for two words, in either phase of a tile
  * of tk x tj elements of `eb` bytes with rows `pitch` bytes apart: phase 1
- * writes element (a, b) = (e / sk, e % sk) at a*pitch + b*eb for b < tk,
+ * writes element (a, b) = (e / sk, e % sk) at a*pitch + b*eb for b < tk
+ * (a conversion's slots of `per` elements, per > 1: b = (e % sk)*per + the
+ * x-th of ndx_launch_put, one request each x),
  * phase 2 reads (e % sj, e / sj) for e % sj < tj, where sk and sj are the
  * work-items a row takes in each phase (ndx_launch.h; as if every row
  * started on a sector).
  * Lanes are served in groups that fill 128 bytes (32 of up to 4 bytes, 16
  * of 8, 8 of 16), each bank giving one word a group. */
-static bool banks_clear(int64_t pitch, int64_t eb, int64_t tk, int64_t tj, int64_t sk, int64_t sj) {
+static bool banks_clear(int64_t pitch, int64_t eb, int64_t tk, int64_t tj, int64_t sk, int64_t sj,
+                        int64_t per) {
   int64_t group = eb <= 4 ? 32 : 128 / eb;
   for (int phase = 0; phase < 2; phase++) {
     int64_t slots = phase ? sj : sk, len = phase ? tj : tk, elems = slots * (phase ? tk : tj);
-    for (int64_t e0 = 0; e0 < elems; e0 += group) {
-      int64_t word[32];
-      int n = 0;
-      for (int64_t e = e0; e < e0 + group && e < elems; e++) {
-        int64_t row = e / slots, col = e % slots;
-        if (col >= len) continue;
-        int64_t a = phase ? col : row, b = phase ? row : col;
-        for (int64_t w = (a * pitch + b * eb) / 4; w <= (a * pitch + b * eb + eb - 1) / 4; w++) {
-          bool seen = false;
-          for (int i = 0; i < n && !seen; i++) {
-            if (word[i] == w)
-              seen = true;
-            else if (word[i] % 32 == w % 32)
-              return false;
+    for (int64_t x = 0; x < (phase ? 1 : per); x++)
+      for (int64_t e0 = 0; e0 < elems; e0 += group) {
+        int64_t word[32];
+        int n = 0;
+        for (int64_t e = e0; e < e0 + group && e < elems; e++) {
+          int64_t row = e / slots, col = e % slots;
+          if (!phase && per > 1) col = col * per + ndx_launch_put(col, x, eb);
+          if (col >= len) continue;
+          int64_t a = phase ? col : row, b = phase ? row : col;
+          for (int64_t w = (a * pitch + b * eb) / 4; w <= (a * pitch + b * eb + eb - 1) / 4; w++) {
+            bool seen = false;
+            for (int i = 0; i < n && !seen; i++) {
+              if (word[i] == w)
+                seen = true;
+              else if (word[i] % 32 == w % 32)
+                return false;
+            }
+            if (!seen && n < 32) word[n++] = w;
           }
-          if (!seen && n < 32) word[n++] = w;
         }
       }
-    }
   }
   return true;
 }
@@ -101,6 +106,20 @@ static int64_t slots(int64_t len, int64_t sector) {
   return sector ? (len + sector - 1 + NDX_GPU_WARP - 1) / NDX_GPU_WARP * NDX_GPU_WARP : len;
 }
 
+/* True when the 4-bit source of transpose pair q (8 bits and up) has every
+ * tile row's element pairs (k, k + 1), k even, in one source byte: along k,
+ * the source's unit axis, of stride 1, every row starting on a byte, or of
+ * stride -1, every row starting on a byte's high nibble; that is, every
+ * other stride even and the offset even or odd. A joined k axis (stride
+ * dk*±1) counts among the others. */
+static bool nibble_pairs(const ndx_operands *q) {
+  int r = q->rank;
+  bool on = q->offset[1] % 2 == (q->strides[1][r - 2] > 0 ? 0 : 1);
+  for (int a = 0; a < r && on; a++)
+    if (a != r - 2) on = q->strides[1][a] % 2 == 0;
+  return on;
+}
+
 /* A transpose tile of `bits`-bit elements (8 and up) for pair q, whose
  * transpose axes are r-2 (k, the source's unit axis) and r-1 (j, the
  * destination's), of extents dk x dj (ndx_launch.h): its shape, which
@@ -108,7 +127,9 @@ static int64_t slots(int64_t len, int64_t sector) {
  * NDX_GPU_TILE_BYTES (else the row's own bytes). The source's elements are
  * `src_bits` wide (a conversion's; a copy's are `bits`): the tile holds
  * `bits`-bit elements, and the source's sectors decide whether its rows
- * are on them and how phase 1 realigns (a 4-bit source: never). */
+ * are on them and how phase 1 realigns (a 4-bit source: never; its slots
+ * take the pairs of a source byte where nibble_pairs holds, d->group 2,
+ * along rows of 64 elements, a sector of source bytes). */
 static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_bits, int64_t dk,
                        int64_t dj) {
   /* square; a side shorter than the square's with the other not: that
@@ -132,13 +153,26 @@ static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_b
     tk = dk < run ? dk : run;
   else if (dj > side && !rows_on_sectors(q, 0, r - 1, side, eb))
     tj = dj < run ? dj : run;
+  /* a 4-bit source: a phase-1 slot converts the two elements of a source
+   * byte (ndx_launch.group), where every pair is one byte, along a tile row
+   * of whole sectors: 64 elements where the square's 32 are 16 bytes (a
+   * long j side shortened until the tile fits with room for a pitch); tiles
+   * along k start on even k */
+  d->group = src_bits == 4 && nibble_pairs(q) ? 2 : 1;
+  if (d->group > 1 && tk == side && dk > side) {
+    tk = dk < 2 * side ? dk : 2 * side;
+    while (tj > side && tj * (tk + 4) * eb > NDX_GPU_TILE_BYTES(bits))
+      tj = tj / 2 < side ? side : tj / 2;
+  }
+  if (d->group > 1 && tk < dk && tk % 2) tk--;
   d->tile_k = tk, d->tile_j = tj, d->pitch = tk * eb;
   bool unit_k = q->strides[1][r - 2] == 1; /* not -1: realigning needs the row's first element */
   d->realign_k = unit_k && es > 0 ? realign(rows_on_sectors(q, 1, r - 2, tk, es), tk, es) : 0;
   d->realign_j = realign(rows_on_sectors(q, 0, r - 1, tj, eb), tj, eb);
-  d->slots_k = slots(tk, d->realign_k), d->slots_j = slots(tj, d->realign_j);
+  d->slots_k = d->group > 1 ? ndx_ceil_div(tk, d->group) : slots(tk, d->realign_k);
+  d->slots_j = slots(tj, d->realign_j);
   for (int64_t pitch = tk * eb; tj * pitch <= NDX_GPU_TILE_BYTES(bits); pitch += eb)
-    if (banks_clear(pitch, eb, tk, tj, d->slots_k, d->slots_j)) {
+    if (banks_clear(pitch, eb, tk, tj, d->slots_k, d->slots_j, d->group)) {
       d->pitch = pitch;
       return;
     }

@@ -31,7 +31,10 @@ void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, n
  * elements, plan p made at the destination's width: the tile holds
  * converted elements (kernels/ndx_convert_gpu.h), so its shape, pitch and
  * phase 2 are the destination's, and phase 1 realigns on the source's
- * sectors (a 4-bit source's: never). Other paths as ndx_launch_gpu. */
+ * sectors; a 4-bit source's phase 1 never realigns, and where every pair
+ * of a tile row is one source byte a slot converts the pair (group 2) and
+ * the tile is 64 elements along k, a sector of source bytes a row. Other
+ * paths as ndx_launch_gpu. */
 void ndx_launch_gpu_convert(const ndx_copy_plan *p, int src_bits, int64_t local, int64_t max_groups,
                             ndx_launch *d, int64_t *groups);
 
@@ -86,6 +89,8 @@ typedef struct ndx_convert_sizes {
   int64_t elems;      /* cpu shape: elements a work-item converts (4-bit destinations: half as
                          many destination bytes) */
   int64_t tile_side;  /* cpu shape: the side of a transpose's tile, elements */
+  int64_t align;      /* gpu shape: the bytes (a power of two) that both buffers start on, which
+                         bounds the elements family's grouped accesses (ndx_launch.group) */
 } ndx_convert_sizes;
 
 /* Plans a conversion from `src` to `dst` of `dst_bits`-bit destination
@@ -109,6 +114,10 @@ ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, const ndx_conve
  * destination bytes from `first`), on the cpu shape `chunk`, the units of a
  * work-item (a tile's `tile_k`, `tile_j`, `tiles_j` and `row_units` for
  * tiles), and for the gpu shape's transposes ndx_launch_gpu_convert's tile.
+ * On the gpu shape a 4-bit source's elements go `group` a unit where the
+ * layout and z->align allow (ndx_launch.h): the elements family's units
+ * are then groups of a row's elements, `row_units` a row, and a
+ * transpose's phase-1 slots pairs of a tile row.
  * *work is the work-groups to launch on the gpu shape, one work-item a unit
  * (a work-group a tile) up to z->max_groups, else the work-items. Cannot
  * fail. */
