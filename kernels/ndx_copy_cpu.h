@@ -415,7 +415,9 @@ NDX_FN void ndx_copy_tile_item_wN(NDX_CONSTANT const ndx_launch *d,
   if (p->numel == 0) return;
   ndx_tile_work w = ndx_tile_work_of_wN(d, item);
   if (w.n <= 0) return;
-  int r = (int)p->rank, joined = d->batch_axes < r - 2;
+  /* joins are of 8 to 64-bit elements (ndx_launch_join): with `bits` a
+   * constant, the other widths' kernels leave the grouped body out */
+  int r = (int)p->rank, joined = bits >= 8 && bits <= 64 && d->batch_axes < r - 2;
   ndx_tile_rows g = {ndx_extent_wN(p, r - 2), ndx_stride_wN(p, 0, r - 2), d->join_sdk,
                      ndx_extent_wN(p, r - 1), ndx_stride_wN(p, 1, r - 1), d->join_ssj};
   ndx_odo_wN o;
