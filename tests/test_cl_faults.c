@@ -1000,6 +1000,16 @@ Test(cl_faults, a_thousand_plans_leak_nothing) {
 
 /* ---- The bounds_check build ------------------------------------------------------------ */
 
+/* The `size` bytes of `parent` from `origin`, as a sub-buffer. */
+static cl_mem sub_buffer(cl_mem parent, size_t origin, size_t size) {
+  cl_int e;
+  cl_buffer_region region = {origin, size};
+  cl_mem sub =
+      clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &e);
+  cr_assert_eq(e, CL_SUCCESS, "clCreateSubBuffer: %d", e);
+  return sub;
+}
+
 /* Copies past the end of a sub-buffer with the host's size check off
  * (NDX_CL_PLAN_UNCHECKED): the kernel reports the element and writes
  * nothing past the sub-buffer, whose parent's bytes beyond it are watched. */
@@ -1038,12 +1048,8 @@ Test(cl_faults, the_bounds_check_build_catches_what_the_host_let_through) {
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     for (int wait = 0; wait < 2; wait++) { /* reported by the enqueue; by ndx_cl_check */
-      cl_mem parent = filled(PARENT), other = filled(8192);
+      cl_mem parent = filled(PARENT), other = filled(8192), sub = sub_buffer(parent, ORIGIN, SUB);
       cl_int e;
-      cl_buffer_region region = {ORIGIN, SUB};
-      cl_mem sub =
-          clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &e);
-      cr_assert_eq(e, CL_SUCCESS, "clCreateSubBuffer: %d", e);
       ndx_cl_plan *plan;
       cr_assert_eq(ndx_cl_plan_create_flags(&plan, env.cl, cases[k].d, cases[k].s, cases[k].bits,
                                             NDX_CL_PLAN_UNCHECKED),
@@ -1106,11 +1112,7 @@ Test(cl_faults, the_bounds_check_covers_joined_tiles) {
     ndx_span(&d, &lo, &hi);
     size_t bytes = (size_t)hi * 4, sub_size = bytes - 1;
     cl_mem parent = filled(ORIGIN + sub_size + WATCH), other = filled(bytes);
-    cl_int e;
-    cl_buffer_region region = {ORIGIN, sub_size};
-    cl_mem sub =
-        clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &e);
-    cr_assert_eq(e, CL_SUCCESS, "clCreateSubBuffer: %d", e);
+    cl_mem sub = sub_buffer(parent, ORIGIN, sub_size);
     ndx_cl_plan *plan;
     cr_assert_eq(ndx_cl_plan_create_flags(&plan, env.cl, &d, &s, 32, NDX_CL_PLAN_UNCHECKED), NDX_OK,
                  "%s", ndx_last_error());
