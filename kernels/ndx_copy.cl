@@ -136,8 +136,8 @@ NDX_FN int ndx_check_tile(NDX_LAUNCH_ARG, int bits, long item, ulong dst_size, u
     for (long I = w.I0; I < w.I0 + w.ni; I++)
       for (long J = w.J0; J < w.J0 + w.nj; J++)
         for (int k = 0; k < 2; k++) {
-          long e = pos[k] + I % dk * s[k][0] + J % dj * s[k][1] + I / dk * s[k][2] +
-                   J / dj * s[k][3];
+          long e =
+              pos[k] + I % dk * s[k][0] + J % dj * s[k][1] + I / dk * s[k][2] + J / dj * s[k][3];
           if (ndx_check_elem(k, e, bits, k ? src_size : dst_size, item, status)) return 1;
         }
   }
