@@ -60,15 +60,13 @@ ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,
     return f;
   }
   switch (f) {
-  case NDX_CONVERT_TILE: { /* one tile a work-item */
-    int64_t dk = q->shape[q->rank - 2], dj = q->shape[q->rank - 1];
+  case NDX_CONVERT_TILE: /* one tile a work-item, no batch axis joined */
     d->tile_k = d->tile_j = z->tile_side;
-    d->tiles_j = ndx_ceil_div(dj, d->tile_j);
-    d->row_units = ndx_ceil_div(dk, d->tile_k) * d->tiles_j;
-    d->units = q->numel / (dk * dj) * d->row_units;
+    d->join_k = d->join_j = 1;
+    d->batch_axes = q->rank - 2;
+    ndx_launch_count_tiles(d, q);
     d->chunk = 1;
     break;
-  }
   case NDX_CONVERT_BYTES: { /* the destination bytes the layout touches, each whole */
     int64_t lo, hi, end;
     ndx_operands_span(q, 0, &lo, &hi);
