@@ -474,15 +474,15 @@ static void run_convert_group(const model_launch *l, uint8_t *dst, const uint8_t
            : ndx_convert_transpose_w32(d, tile, dst, src, st, dt, d->group > 1, &g);
       continue;
     }
-    model_turn = 0;
-    for (int64_t u = gid * LOCAL + model_lid; u < d->units; u += groups * LOCAL, model_turn++) {
-      if (f == NDX_CONVERT_BYTES)
-        wide ? ndx_convert_byte_w64(p, dst, src, d->first + u, st, dt, &g)
-             : ndx_convert_byte_w32(p, dst, src, d->first + u, st, dt, &g);
-      else
-        wide ? ndx_convert_unit_w64(d, dst, src, u, st, dt, &g)
-             : ndx_convert_unit_w32(d, dst, src, u, st, dt, &g);
+    if (f != NDX_CONVERT_BYTES) { /* a batch of units a turn, its own steps */
+      wide ? ndx_convert_units_w64(d, dst, src, gid * LOCAL + model_lid, groups * LOCAL, st, dt, &g)
+           : ndx_convert_units_w32(d, dst, src, gid * LOCAL + model_lid, groups * LOCAL, st, dt, &g);
+      continue;
     }
+    model_turn = 0;
+    for (int64_t u = gid * LOCAL + model_lid; u < d->units; u += groups * LOCAL, model_turn++)
+      wide ? ndx_convert_byte_w64(p, dst, src, d->first + u, st, dt, &g)
+           : ndx_convert_byte_w32(p, dst, src, d->first + u, st, dt, &g);
   }
   model_turn = 0;
 }

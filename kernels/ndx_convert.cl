@@ -12,7 +12,8 @@
  *                      work-item i converts C-order elements [i*chunk,
  *                      (i+1)*chunk), the gpu shape's every launch-size-th
  *                      unit from its global id (an element, or a group of
- *                      a 4-bit source's, ndx_convert_unit_wN);
+ *                      a 4-bit source's), a batch loaded before any is
+ *                      stored (ndx_convert_units_wN);
  *   ndx_convert_tile   the cpu shape's transposes, destinations of 8 bits and
  *                      up: work-item i converts tile i (ndx_convert_tile_wN);
  *   ndx_convert_transpose  the gpu shape's transposes, destinations of 8
@@ -39,8 +40,8 @@
 __kernel void ndx_convert(NDX_LAUNCH_ARGS) {
   NDX_CONVERT_GUARD
 #ifdef NDX_SHAPE_GPU
-  for (long u = (long)get_global_id(0); u < d->units; u += (long)get_global_size(0))
-    ndx_convert_unit_wN(d, dst, src, u, NDX_SRC_T, NDX_DST_T, &g);
+  ndx_convert_units_wN(d, dst, src, (long)get_global_id(0), (long)get_global_size(0), NDX_SRC_T,
+                       NDX_DST_T, &g);
 #else
   __constant const ndx_pack_head *p = ndx_launch_pack(d);
   long i0 = (long)get_global_id(0) * d->chunk;

@@ -12,7 +12,8 @@
  * descriptor's group says (both phases in one kernel spilled);
  * ndx_convert_elements, every launch-size-th unit (a C-order element, or a
  * 4-bit source's group of a row's elements) from a thread's global index,
- * for the other destinations of 8 bits and up; ndx_convert_bytes, every
+ * a batch loaded before any is stored, for the other destinations of 8
+ * bits and up; ndx_convert_bytes, every
  * launch-size-th byte of a 4-bit destination, each written whole by its
  * one writer. The types are kernel
  * arguments, not template parameters: one kernel serves all 324 pairs (the
@@ -21,6 +22,7 @@
  * descriptor and pack go by value, as the gpu-shaped copy kernels' do
  * (ndx_copy_gpu.cu). */
 #include "ndx_gpu.h"
+#include "ndx_cuda_tuning.h"
 
 #include "ndx_cuda_convert.cuh"
 #undef NDX_WIDE
@@ -38,7 +40,7 @@ extern "C" {
 
 static_assert(sizeof(ndx_cuda_convert_args) <= 4096, "kernel arguments fit CUDA's 4 KiB");
 
-static __global__ void __launch_bounds__(NDX_CUDA_CONVERT_THREADS)
+static __global__ void __launch_bounds__(NDX_CUDA_CONVERT_THREADS, NDX_CUDA_BATCH_BLOCKS)
     ndx_convert_elements(const __grid_constant__ ndx_cuda_convert_args a, ndx_u8 *__restrict__ dst,
                          const ndx_u8 *__restrict__ src, int st, int dt) {
   ndx_convert_cuda::elements_body(a, dst, src, st, dt,

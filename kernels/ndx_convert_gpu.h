@@ -108,25 +108,28 @@ NDX_FN void ndx_convert_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx
   ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
   ndx_i64 elems = d->slots_k * d->tile_j;
   for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
-    ndx_u64 v[NDX_GPU_BATCH]; /* a source element's bits */
-    int at[NDX_GPU_BATCH];    /* a byte of the tile, or -1 */
+    /* v.x: a source element's bits; to: a byte of the tile (ndx_gpu_batch.h) */
+    ndx_gpu_held q[NDX_GPU_BATCH];
+    ndx_gpu_clear(q);
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n, ps = 0, t = -1;
-      at[i] = -1;
-      v[i] = 0;
+      ndx_gpu_held h = ndx_gpu_none();
       if (e < elems) t = ndx_gpu_tile_source_wN(d, w, e, dk, dj, ssk, ssj, eb, &ps);
-      if (t < 0 || !ndx_gpu_in(g, 1, ps, 1, sb)) continue;
-      NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ndx_byte_of(ps, sb), sb < 8 ? 1 : sb / 8);
-      v[i] = ndx_convert_load(src, ps, sb);
-      at[i] = (int)t;
+      if (t >= 0 && ndx_gpu_in(g, 1, ps, 1, sb)) {
+        NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ndx_byte_of(ps, sb), sb < 8 ? 1 : sb / 8);
+        h.v.x = ndx_convert_load(src, ps, sb);
+        h.to = t;
+      }
+      ndx_gpu_push(q, h);
     }
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      if (at[i] < 0) continue;
+      ndx_gpu_held h = q[0];
+      ndx_gpu_push(q, ndx_gpu_none());
+      if (h.to < 0) continue;
       NDX_GPU_TRACE(NDX_TRACE_TILE | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
-                    step * 1024 + (e0 - lid) / n + i, tile + at[i], eb);
-      ndx_u128 c;
-      c.x = ndx_convert_bits(v[i], st, dt), c.y = 0;
-      ndx_gpu_tile_put(tile, at[i], eb, c);
+                    step * 1024 + (e0 - lid) / n + i, tile + h.to, eb);
+      h.v.x = ndx_convert_bits(h.v.x, st, dt);
+      ndx_gpu_tile_put(tile, h.to, eb, h.v);
     }
   }
 }

@@ -26,6 +26,7 @@
  * element within the unit (the model gives the unit's turn). */
 #include "ndx/ndx_device.h"
 #include "ndx_convert.h"
+#include "ndx_gpu_batch.h"
 #include "ndx_gpu_byte.h"
 #include "ndx_gpu_guard.h"
 #include "ndx_gpu_trace.h"
@@ -119,13 +120,18 @@ NDX_FN void ndx_convert_at(NDX_GLOBAL ndx_u8 *dst, ndx_pos pd, NDX_GLOBAL const 
     ndx_convert_put(dst, pd, ndx_convert_load(src, ps, sb), st, dt, g);
 }
 
+/* A cut group's mark in ndx_gpu_held.to (ndx_convert_unit_load_wN). */
+#define NDX_CONVERT_CUT (-2)
+
 #endif /* NDX_CONVERT_ITEMS_H */
 
 #ifndef NDX_CONVERT_ITEMS_H_WN
 #define NDX_CONVERT_ITEMS_H_WN
-#define ndx_convert_element_wN NDX_WN(ndx_convert_element_w32, ndx_convert_element_w64)
+#define ndx_convert_group_at_wN NDX_WN(ndx_convert_group_at_w32, ndx_convert_group_at_w64)
+#define ndx_convert_unit_load_wN NDX_WN(ndx_convert_unit_load_w32, ndx_convert_unit_load_w64)
+#define ndx_convert_unit_store_wN NDX_WN(ndx_convert_unit_store_w32, ndx_convert_unit_store_w64)
+#define ndx_convert_units_wN NDX_WN(ndx_convert_units_w32, ndx_convert_units_w64)
 #define ndx_convert_byte_wN NDX_WN(ndx_convert_byte_w32, ndx_convert_byte_w64)
-#define ndx_convert_unit_wN NDX_WN(ndx_convert_unit_w32, ndx_convert_unit_w64)
 #endif
 
 #if (NDX_WIDE && !defined(NDX_CONVERT_ITEMS_H_W64)) ||                                             \
@@ -136,69 +142,118 @@ NDX_FN void ndx_convert_at(NDX_GLOBAL ndx_u8 *dst, ndx_pos pd, NDX_GLOBAL const 
 #define NDX_CONVERT_ITEMS_H_W32
 #endif
 
-/* Element: C-order element i (i < numel) of type st into type dt, 8-bit
- * destinations and up. */
-NDX_FN void ndx_convert_element_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL ndx_u8 *dst,
-                                   NDX_GLOBAL const ndx_u8 *src, ndx_i64 i, int st, int dt,
-                                   const ndx_gpu_guard *g) {
-  int sb = ndx_cv_bits(st), db = ndx_cv_bits(dt);
-  ndx_i64 pd = (ndx_i64)ndx_position_wN(p, 0, (NDX_WORD)i);
-  ndx_i64 ps = (ndx_i64)ndx_position_wN(p, 1, (NDX_WORD)i);
-  if (ndx_gpu_in(g, 0, pd, 1, db) && ndx_gpu_in(g, 1, ps, 1, sb)) {
-    NDX_GPU_TRACE(NDX_TRACE_GATHER, 0, src + ndx_byte_of(ps, sb), sb < 8 ? 1 : sb / 8);
-    NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, 0, dst + pd * (db / 8), db / 8);
-    ndx_convert_store(dst, pd, db, ndx_convert_bits(ndx_convert_load(src, ps, sb), st, dt));
+/* Group unit u of a 4-bit source (d->group > 1): its elements [x0, x0 +
+ * group) of row u / row_units of the innermost axis, x0 = (u % row_units)
+ * * group - skew, and element x0's destination and source positions in
+ * *pd and *ps (x0 may lie before the row, and x0 + group past it). */
+NDX_FN ndx_i64 ndx_convert_group_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_i64 u, ndx_i64 *pd,
+                                       ndx_i64 *ps) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int r = (int)p->rank;
+  ndx_i64 n = ndx_extent_wN(p, r - 1), ss = ndx_stride_wN(p, 1, r - 1);
+  ndx_i64 row = ndx_launch_row(d, u), x0 = (u - row * d->row_units) * d->group - d->skew;
+  *pd = (ndx_i64)ndx_position_wN(p, 0, (NDX_WORD)(row * n)) + x0;
+  *ps = (ndx_i64)ndx_position_wN(p, 1, (NDX_WORD)(row * n)) + x0 * ss;
+  return x0;
+}
+
+/* Phase 1 of unit u of the elements family (ndx_launch.h), the `turn`-th
+ * of its work-item: loads what it reads whole, C-order element u's bits of
+ * type st where d->group is 1, else, from a 4-bit source, the group's
+ * source word of group / 2 bytes (the planner proved it aligned, and the
+ * group's destination elements' store), into v.x, and its first
+ * destination position into `to`; a group a row's ends cut (x0 < 0, or
+ * past the row) loads nothing and is marked NDX_CONVERT_CUT, for phase 2
+ * to move element by element. */
+NDX_FN ndx_gpu_held ndx_convert_unit_load_wN(NDX_CONSTANT const ndx_launch *d,
+                                             NDX_GLOBAL const ndx_u8 *src, ndx_i64 u, int st,
+                                             int dt, ndx_i64 turn, const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int sb = ndx_cv_bits(st), db = ndx_cv_bits(dt), gn = (int)d->group, r = (int)p->rank;
+  ndx_gpu_held h = ndx_gpu_none();
+  if (u >= d->units) return h;
+  if (gn <= 1) {
+    ndx_i64 pd = (ndx_i64)ndx_position_wN(p, 0, (NDX_WORD)u);
+    ndx_i64 ps = (ndx_i64)ndx_position_wN(p, 1, (NDX_WORD)u);
+    if (!ndx_gpu_in(g, 0, pd, 1, db) || !ndx_gpu_in(g, 1, ps, 1, sb)) return h;
+    NDX_GPU_TRACE(NDX_TRACE_GATHER, turn * 1024, src + ndx_byte_of(ps, sb), sb < 8 ? 1 : sb / 8);
+    h.v.x = ndx_convert_load(src, ps, sb);
+    h.to = pd;
+    return h;
+  }
+  ndx_i64 pd, ps, x0 = ndx_convert_group_at_wN(d, u, &pd, &ps);
+  ndx_i64 n = ndx_extent_wN(p, r - 1), ss = ndx_stride_wN(p, 1, r - 1);
+  ndx_i64 lo = ss > 0 ? ps : ps - (gn - 1); /* the word's first nibble */
+  if (x0 < 0 || x0 + gn > n) {
+    h.to = NDX_CONVERT_CUT;
+  } else if (ndx_gpu_in(g, 1, lo, gn, 4) && ndx_gpu_in(g, 0, pd, gn, db)) {
+    NDX_GPU_TRACE(NDX_TRACE_GATHER, turn * 1024, src + lo / 2, gn / 2);
+    h.v.x = ndx_convert_word(src, lo / gn, gn / 2);
+    h.to = pd;
+  }
+  return h;
+}
+
+/* Phase 2 of unit u, held `h` from phase 1: converts into type dt and
+ * stores, an element, or a word's elements as one access (element t in
+ * bits t*db.., a source stride of -1 reading the word's nibbles from the
+ * top), or a cut group's elements in the row one at a time. */
+NDX_FN void ndx_convert_unit_store_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *dst,
+                                      NDX_GLOBAL const ndx_u8 *src, ndx_i64 u, ndx_gpu_held h,
+                                      int st, int dt, ndx_i64 turn, const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int db = ndx_cv_bits(dt), gn = (int)d->group, r = (int)p->rank;
+  ndx_i64 ss = ndx_stride_wN(p, 1, r - 1);
+  if (h.to >= 0 && gn <= 1) {
+    NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, turn * 1024, dst + h.to * (db / 8), db / 8);
+    ndx_convert_store(dst, h.to, db, ndx_convert_bits(h.v.x, st, dt));
+  } else if (h.to >= 0) {
+    NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, turn * 1024, dst + h.to * (db / 8),
+                  gn * db / 8);
+    ndx_u128 w; /* ndx_convert_bits sets no bit above db */
+    w.x = w.y = 0;
+    for (int t = 0; t < gn; t++) {
+      int at = ss > 0 ? t : gn - 1 - t, sh = t * db;
+      ndx_u64 c = ndx_convert_bits((h.v.x >> (4 * at)) & 15u, st, dt);
+      if (sh < 64)
+        w.x |= c << sh;
+      else
+        w.y |= c << (sh - 64);
+    }
+    ndx_convert_store_word(dst, h.to / gn, gn * db / 8, w);
+  } else if (h.to == NDX_CONVERT_CUT) {
+    ndx_i64 pd, ps, x0 = ndx_convert_group_at_wN(d, u, &pd, &ps), n = ndx_extent_wN(p, r - 1);
+    for (int t = 0; t < gn; t++) {
+      ndx_i64 x = x0 + t, pdx = pd + t, psx = ps + t * ss;
+      if (x < 0 || x >= n || !ndx_gpu_in(g, 0, pdx, 1, db) || !ndx_gpu_in(g, 1, psx, 1, 4))
+        continue;
+      NDX_GPU_TRACE(NDX_TRACE_GATHER, turn * 1024 + 1 + t, src + ndx_byte_of(psx, 4), 1);
+      NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, turn * 1024 + 1 + t, dst + pdx * (db / 8),
+                    db / 8);
+      ndx_convert_store(dst, pdx, db, ndx_convert_bits(ndx_load_bits(src, psx, 4), st, dt));
+    }
   }
 }
 
-/* Unit u of the gpu shape's elements family (ndx_launch.h): C-order
- * element u where d->group is 1; else, from a 4-bit source type st, the
- * elements [x0, x0 + group) of row u / row_units of the innermost axis, x0
- * = (u % row_units)*group - skew: where all of them lie in the row, one
- * load of their group / 2 source bytes (the planner proved that word
- * aligned, and their destination elements' group * db bits, stored as one
- * access), else (a row's first or last unit) those in the row one at a
- * time. A source stride of -1 reads the word's nibbles from the top. */
-NDX_FN void ndx_convert_unit_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *dst,
-                                NDX_GLOBAL const ndx_u8 *src, ndx_i64 u, int st, int dt,
-                                const ndx_gpu_guard *g) {
-  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
-  if (d->group <= 1) {
-    ndx_convert_element_wN(p, dst, src, u, st, dt, g);
-    return;
-  }
-  int r = (int)p->rank, db = ndx_cv_bits(dt), gn = (int)d->group;
-  ndx_i64 n = ndx_extent_wN(p, r - 1), ss = ndx_stride_wN(p, 1, r - 1);
-  ndx_i64 row = ndx_launch_row(d, u), x0 = (u - row * d->row_units) * gn - d->skew;
-  ndx_i64 pd = (ndx_i64)ndx_position_wN(p, 0, (NDX_WORD)(row * n)) + x0;
-  ndx_i64 ps = (ndx_i64)ndx_position_wN(p, 1, (NDX_WORD)(row * n)) + x0 * ss;
-  if (x0 >= 0 && x0 + gn <= n) {
-    ndx_i64 lo = ss > 0 ? ps : ps - (gn - 1); /* the word's first nibble */
-    if (!ndx_gpu_in(g, 1, lo, gn, 4) || !ndx_gpu_in(g, 0, pd, gn, db)) return;
-    NDX_GPU_TRACE(NDX_TRACE_GATHER, 0, src + lo / 2, gn / 2);
-    NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, 0, dst + pd * (db / 8), gn * db / 8);
-    ndx_u64 w = ndx_convert_word(src, lo / gn, gn / 2);
-    ndx_u128 v; /* element t in bits t*db.. (ndx_convert_bits: no bit above db) */
-    v.x = v.y = 0;
-    for (int t = 0; t < gn; t++) {
-      int at = ss > 0 ? t : gn - 1 - t, sh = t * db;
-      ndx_u64 c = ndx_convert_bits((w >> (4 * at)) & 15u, st, dt);
-      if (sh < 64)
-        v.x |= c << sh;
-      else
-        v.y |= c << (sh - 64);
+/* The gpu shape's elements family, from type st into type dt: work-item
+ * `first` of `size` takes units first, first + size, ... (ndx_launch.h),
+ * NDX_GPU_BATCH of them loaded before it stores any, so that a warp has
+ * that many loads in flight, as the copy's gather does
+ * (ndx_gpu_gather_wN). */
+NDX_FN void ndx_convert_units_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *dst,
+                                 NDX_GLOBAL const ndx_u8 *src, ndx_i64 first, ndx_i64 size, int st,
+                                 int dt, const ndx_gpu_guard *g) {
+  ndx_i64 turn = 0;
+  for (ndx_i64 u0 = first; u0 < d->units; u0 += NDX_GPU_BATCH * size, turn += NDX_GPU_BATCH) {
+    ndx_gpu_held q[NDX_GPU_BATCH]; /* ndx_gpu_batch.h */
+    ndx_gpu_clear(q);
+    for (int i = 0; i < NDX_GPU_BATCH; i++)
+      ndx_gpu_push(q, ndx_convert_unit_load_wN(d, src, u0 + i * size, st, dt, turn + i, g));
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_gpu_held h = q[0];
+      ndx_gpu_push(q, ndx_gpu_none());
+      ndx_convert_unit_store_wN(d, dst, src, u0 + i * size, h, st, dt, turn + i, g);
     }
-    ndx_convert_store_word(dst, pd / gn, gn * db / 8, v);
-    return;
-  }
-  for (int t = 0; t < gn; t++) {
-    ndx_i64 x = x0 + t;
-    if (x < 0 || x >= n) continue;
-    ndx_i64 pdx = pd + t, psx = ps + t * ss;
-    if (!ndx_gpu_in(g, 0, pdx, 1, db) || !ndx_gpu_in(g, 1, psx, 1, 4)) continue;
-    NDX_GPU_TRACE(NDX_TRACE_GATHER, 1 + t, src + ndx_byte_of(psx, 4), 1);
-    NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, 1 + t, dst + pdx * (db / 8), db / 8);
-    ndx_convert_store(dst, pdx, db, ndx_convert_bits(ndx_load_bits(src, psx, 4), st, dt));
   }
 }
 

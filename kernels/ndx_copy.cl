@@ -154,10 +154,11 @@ NDX_FN int ndx_check_tile(NDX_LAUNCH_ARG, int bits, long item, ulong dst_size, u
  * takes its launch descriptor, with the pack after it (ndx_launch.h). */
 #define NDX_LAUNCH_ARGS NDX_LAUNCH_ARG, NDX_BUFFER_ARGS NDX_CHECK_ARGS
 
-/* The bounds-check guard, the byte writer and the (empty) access trace of
- * the gpu shape's bodies and of both shapes' conversions (ndx_convert.cl),
- * outside the shapes, as the embedded source holds each header once; the
- * guard after ndx_check_elem. */
+/* The load batch, the bounds-check guard, the byte writer and the (empty)
+ * access trace of the gpu shape's bodies and of both shapes' conversions
+ * (ndx_convert.cl), outside the shapes, as the embedded source holds each
+ * header once; the guard after ndx_check_elem. */
+#include "ndx_gpu_batch.h"
 #include "ndx_gpu_byte.h"
 #include "ndx_gpu_guard.h"
 #include "ndx_gpu_trace.h"

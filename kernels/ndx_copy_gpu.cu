@@ -8,6 +8,7 @@
  * says (stage_units), where OpenCL's one rows kernel reads it. A kernel takes its launch descriptor
  * and pack by value as a __grid_constant__ parameter, read in place. */
 #include "ndx_gpu.h"
+#include "ndx_cuda_tuning.h"
 
 #undef NDX_WIDE
 #define NDX_WIDE 0
@@ -49,7 +50,9 @@ template <int BITS> NDX_GPU_KERNEL ndx_rows(NDX_GPU_ARGS) {
     ndx_gpu_rows_w32(&a.d, dst, src, BITS, &g);
 }
 
-template <int BITS> NDX_GPU_KERNEL ndx_rows_staged(NDX_GPU_ARGS) {
+template <int BITS>
+static __global__ void __launch_bounds__(NDX_GPU_THREADS, NDX_CUDA_BATCH_BLOCKS)
+    ndx_rows_staged(NDX_GPU_ARGS) {
   __shared__ ndx_u128 stage[NDX_GPU_STAGE_BYTES / 16];
   ndx_gpu_guard g = {0};
   if (ndx_launch_pack(&a.d)->wide)

@@ -27,6 +27,7 @@
  * fold, and an ndx_gpu_guard (ndx_gpu_guard.h) that checks each access in
  * the bounds_check build. */
 #include "ndx/ndx_device.h"
+#include "ndx_gpu_batch.h"
 #include "ndx_gpu_byte.h"
 #include "ndx_gpu_guard.h"
 #include "ndx_gpu_trace.h"
@@ -193,25 +194,29 @@ NDX_FN void ndx_gpu_rows_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 
   int lead = (int)p->rank - 1, eb = bits / 8, vb = (int)d->vector;
   ndx_i64 per = vb / eb, size = NDX_GPU_LAUNCH_SIZE; /* elements of a unit */
   for (ndx_i64 u0 = NDX_GPU_FIRST_UNIT; u0 < d->units; u0 += NDX_GPU_BATCH * size) {
-    ndx_u128 v[NDX_GPU_BATCH];
-    ndx_i64 pd[NDX_GPU_BATCH];
+    ndx_gpu_held q[NDX_GPU_BATCH]; /* ndx_gpu_batch.h */
+    ndx_gpu_clear(q);
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 u = u0 + i * size, step = u0 / size + i;
-      pd[i] = -1;
-      v[i].x = v[i].y = 0;
-      if (u >= d->units) continue;
-      ndx_i64 row = ndx_launch_row(d, u), e = (u - row * d->row_units) * per;
-      ndx_i64 ps = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)row, lead) + e;
-      ndx_i64 q = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)row, lead) + e;
-      if (!ndx_gpu_in(g, 0, q, per, bits) || !ndx_gpu_in(g, 1, ps, per, bits)) continue;
-      NDX_GPU_TRACE(NDX_TRACE_ROWS, step, src + ps * eb, vb);
-      v[i] = ndx_gpu_load(src, ps / per, vb);
-      pd[i] = q;
+      ndx_gpu_held h = ndx_gpu_none();
+      if (u < d->units) {
+        ndx_i64 row = ndx_launch_row(d, u), e = (u - row * d->row_units) * per;
+        ndx_i64 ps = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)row, lead) + e;
+        ndx_i64 pd = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)row, lead) + e;
+        if (ndx_gpu_in(g, 0, pd, per, bits) && ndx_gpu_in(g, 1, ps, per, bits)) {
+          NDX_GPU_TRACE(NDX_TRACE_ROWS, step, src + ps * eb, vb);
+          h.v = ndx_gpu_load(src, ps / per, vb);
+          h.to = pd;
+        }
+      }
+      ndx_gpu_push(q, h);
     }
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      if (pd[i] < 0) continue;
-      NDX_GPU_TRACE(NDX_TRACE_ROWS | NDX_TRACE_STORE, u0 / size + i, dst + pd[i] * eb, vb);
-      ndx_gpu_store(dst, pd[i] / per, vb, v[i]);
+      ndx_gpu_held h = q[0];
+      ndx_gpu_push(q, ndx_gpu_none());
+      if (h.to < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_ROWS | NDX_TRACE_STORE, u0 / size + i, dst + h.to * eb, vb);
+      ndx_gpu_store(dst, h.to / per, vb, h.v);
     }
   }
 }
@@ -257,27 +262,29 @@ NDX_FN void ndx_gpu_stage_load_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL nd
   int vb = (int)d->vector;
   ndx_i64 per = vb / (bits / 8), elems = d->stage_segs * d->slots_k;
   for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
-    ndx_u128 v[NDX_GPU_BATCH];
-    int at[NDX_GPU_BATCH]; /* a byte of the stage, or -1 */
+    ndx_gpu_held q[NDX_GPU_BATCH]; /* to: a byte of the stage (ndx_gpu_batch.h) */
+    ndx_gpu_clear(q);
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 e = e0 + i * n;
-      at[i] = -1;
-      v[i].x = v[i].y = 0;
-      if (e >= elems) continue;
-      ndx_gpu_stage_wN w = ndx_gpu_stage_at_wN(d, pass, e, per);
-      ndx_i64 b = w.b - ndx_gpu_realign(w.pos[1] / per, d->realign_k);
-      if (w.seg < 0 || b < 0 || b >= w.len) continue;
-      ndx_i64 ps = w.pos[1] + b * per;
-      if (!ndx_gpu_in(g, 1, ps, per, bits)) continue;
-      NDX_GPU_TRACE(NDX_TRACE_STAGE, step * 1024 + (e - lid) / n, src + ps * (bits / 8), vb);
-      v[i] = ndx_gpu_load(src, ps / per, vb);
-      at[i] = (int)((w.s * d->stage_units + b) * vb);
+      ndx_gpu_held h = ndx_gpu_none();
+      if (e < elems) {
+        ndx_gpu_stage_wN w = ndx_gpu_stage_at_wN(d, pass, e, per);
+        ndx_i64 b = w.b - ndx_gpu_realign(w.pos[1] / per, d->realign_k), ps = w.pos[1] + b * per;
+        if (w.seg >= 0 && b >= 0 && b < w.len && ndx_gpu_in(g, 1, ps, per, bits)) {
+          NDX_GPU_TRACE(NDX_TRACE_STAGE, step * 1024 + (e - lid) / n, src + ps * (bits / 8), vb);
+          h.v = ndx_gpu_load(src, ps / per, vb);
+          h.to = (w.s * d->stage_units + b) * vb;
+        }
+      }
+      ndx_gpu_push(q, h);
     }
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      if (at[i] < 0) continue;
+      ndx_gpu_held h = q[0];
+      ndx_gpu_push(q, ndx_gpu_none());
+      if (h.to < 0) continue;
       NDX_GPU_TRACE(NDX_TRACE_STAGE | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
-                    step * 1024 + (e0 - lid) / n + i, stage + at[i], vb);
-      ndx_gpu_tile_put(stage, at[i], vb, v[i]);
+                    step * 1024 + (e0 - lid) / n + i, stage + h.to, vb);
+      ndx_gpu_tile_put(stage, h.to, vb, h.v);
     }
   }
 }
@@ -332,24 +339,28 @@ NDX_FN void ndx_gpu_gather_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u
   int eb = bits / 8;
   ndx_i64 size = NDX_GPU_LAUNCH_SIZE;
   for (ndx_i64 u0 = NDX_GPU_FIRST_UNIT; u0 < d->units; u0 += NDX_GPU_BATCH * size) {
-    ndx_u128 v[NDX_GPU_BATCH];
-    ndx_i64 pd[NDX_GPU_BATCH];
+    ndx_gpu_held q[NDX_GPU_BATCH]; /* ndx_gpu_batch.h */
+    ndx_gpu_clear(q);
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 u = u0 + i * size;
-      pd[i] = -1;
-      v[i].x = v[i].y = 0;
-      if (u >= d->units) continue;
-      ndx_i64 ps = (ndx_i64)ndx_position_wN(p, 1, (NDX_WORD)u);
-      ndx_i64 q = (ndx_i64)ndx_position_wN(p, 0, (NDX_WORD)u);
-      if (!ndx_gpu_in(g, 0, q, 1, bits) || !ndx_gpu_in(g, 1, ps, 1, bits)) continue;
-      NDX_GPU_TRACE(NDX_TRACE_GATHER, u0 / size + i, src + ps * eb, eb);
-      v[i] = ndx_gpu_load(src, ps, eb);
-      pd[i] = q;
+      ndx_gpu_held h = ndx_gpu_none();
+      if (u < d->units) {
+        ndx_i64 ps = (ndx_i64)ndx_position_wN(p, 1, (NDX_WORD)u);
+        ndx_i64 pd = (ndx_i64)ndx_position_wN(p, 0, (NDX_WORD)u);
+        if (ndx_gpu_in(g, 0, pd, 1, bits) && ndx_gpu_in(g, 1, ps, 1, bits)) {
+          NDX_GPU_TRACE(NDX_TRACE_GATHER, u0 / size + i, src + ps * eb, eb);
+          h.v = ndx_gpu_load(src, ps, eb);
+          h.to = pd;
+        }
+      }
+      ndx_gpu_push(q, h);
     }
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      if (pd[i] < 0) continue;
-      NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, u0 / size + i, dst + pd[i] * eb, eb);
-      ndx_gpu_store(dst, pd[i], eb, v[i]);
+      ndx_gpu_held h = q[0];
+      ndx_gpu_push(q, ndx_gpu_none());
+      if (h.to < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, u0 / size + i, dst + h.to * eb, eb);
+      ndx_gpu_store(dst, h.to, eb, h.v);
     }
   }
 }

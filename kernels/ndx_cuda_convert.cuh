@@ -23,20 +23,19 @@
 namespace ndx_convert_cuda {
 
 /* Thread `tid` of `nthreads`: units tid, tid + nthreads, ... (C-order
- * elements, or a 4-bit source's groups, ndx_convert_unit_wN) of type st
- * into type dt (destinations of 8 bits and up). */
+ * elements, or a 4-bit source's groups) of type st into type dt
+ * (destinations of 8 bits and up), a batch loaded before any is stored
+ * (ndx_convert_units_wN). */
 __host__ __device__ inline void elements_body(const ndx_cuda_convert_args &a,
                                               ndx_u8 *__restrict__ dst,
                                               const ndx_u8 *__restrict__ src, int st, int dt,
                                               int64_t tid, int64_t nthreads) {
   ndx_gpu_guard g = {0};
   const ndx_pack_head *p = ndx_launch_pack(&a.d);
-  for (int64_t u = tid; u < a.d.units; u += nthreads) {
-    if (p->wide)
-      ndx_convert_unit_w64(&a.d, dst, src, u, st, dt, &g);
-    else
-      ndx_convert_unit_w32(&a.d, dst, src, u, st, dt, &g);
-  }
+  if (p->wide)
+    ndx_convert_units_w64(&a.d, dst, src, tid, nthreads, st, dt, &g);
+  else
+    ndx_convert_units_w32(&a.d, dst, src, tid, nthreads, st, dt, &g);
 }
 
 /* Thread `tid` of `nthreads`: destination bytes first + tid, first + tid +

@@ -39,6 +39,7 @@
  * atomics) and are not traced. */
 #include "ndx/ndx_device.h"
 #include "ndx_copy_gpu.h"
+#include "ndx_gpu_batch.h"
 #include "ndx_gpu_byte.h"
 #include "ndx_index_launch.h"
 
@@ -122,7 +123,9 @@ NDX_FN ndx_i64 ndx_gpu_index_k(NDX_CONSTANT const ndx_index_launch *d,
 
 /* The positions in every operand of C-order index i over the first `lead`
  * axes (the others at 0), into pos[0 .. nops-1] (0 past them): lead - 1
- * magic divisions for all the operands together. */
+ * magic divisions for all the operands together. Its loops over the
+ * operands run to the constant NDX_GPU_INDEX_OPS, so that pos is indexed
+ * by constants and stays in registers (ndx_gpu_batch.h says why). */
 NDX_FN void ndx_gpu_index_at_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_i64 i, int lead,
                                 ndx_i64 *pos) {
   int n = (int)p->nops;
@@ -131,11 +134,12 @@ NDX_FN void ndx_gpu_index_at_wN(NDX_CONSTANT const ndx_pack_head *p, ndx_i64 i, 
   for (int a = lead - 1; a > 0; a--) {
     NDX_WORD q = ndx_div_wN(x, ndx_magic_wN(p, a), ndx_shift_wN(p, a));
     NDX_WORD c = x - q * ndx_extent_wN(p, a);
-    for (int k = 0; k < n; k++) pos[k] += (ndx_i64)c * ndx_stride_wN(p, k, a);
+    for (int k = 0; k < NDX_GPU_INDEX_OPS; k++)
+      if (k < n) pos[k] += (ndx_i64)c * ndx_stride_wN(p, k, a);
     x = q;
   }
-  if (lead > 0)
-    for (int k = 0; k < n; k++) pos[k] += (ndx_i64)x * ndx_stride_wN(p, k, 0);
+  for (int k = 0; k < NDX_GPU_INDEX_OPS; k++)
+    if (lead > 0 && k < n) pos[k] += (ndx_i64)x * ndx_stride_wN(p, k, 0);
 }
 
 /* Check pass: unit u is index element u of the check pack (operands index,
@@ -180,11 +184,12 @@ NDX_FN void ndx_gpu_index_rows_wN(NDX_CONSTANT const ndx_index_launch *d,
   int lead = (int)p->rank - 1, eb = bits / 8, vb = (int)d->vector, ib = index_bits / 8;
   ndx_i64 per = vb / eb, size = NDX_GPU_LAUNCH_SIZE; /* elements of a unit */
   for (ndx_i64 u0 = NDX_GPU_FIRST_UNIT; u0 < d->units; u0 += NDX_GPU_BATCH * size) {
-    ndx_u128 v[NDX_GPU_BATCH];
-    ndx_i64 pd[NDX_GPU_BATCH], ps[NDX_GPU_BATCH];
+    /* v.x: the source position, until phase 2 loads the value (ndx_gpu_batch.h) */
+    ndx_gpu_held q[NDX_GPU_BATCH];
+    ndx_gpu_clear(q);
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 u = u0 + i * size, step = u0 / size + i, pos[NDX_GPU_INDEX_OPS];
-      pd[i] = ps[i] = -1;
+      ndx_gpu_push(q, ndx_gpu_none());
       if (u >= d->units) continue;
       ndx_i64 row = ndx_index_launch_row(d, u), e = (u - row * d->row_units) * per;
       ndx_gpu_index_at_wN(p, row, lead, pos);
@@ -196,20 +201,25 @@ NDX_FN void ndx_gpu_index_rows_wN(NDX_CONSTANT const ndx_index_launch *d,
         NDX_GPU_TRACE(NDX_TRACE_CLAIM, step, claims + (pos[3] + k * d->claim_stride), 4);
         if (!ndx_index_wins(claims, d->claim_stride, pos[3], pos[4], k)) continue;
       }
-      ndx_i64 q = pos[0] + k * d->step0 + e, s = pos[1] + k * d->step1 + e;
-      if (!ndx_gpu_index_in(g, 0, q, per, bits) || !ndx_gpu_index_in(g, 1, s, per, bits)) continue;
-      pd[i] = q, ps[i] = s;
+      ndx_i64 pd = pos[0] + k * d->step0 + e, s = pos[1] + k * d->step1 + e;
+      if (!ndx_gpu_index_in(g, 0, pd, per, bits) || !ndx_gpu_index_in(g, 1, s, per, bits)) continue;
+      q[NDX_GPU_BATCH - 1].v.x = (ndx_u64)s, q[NDX_GPU_BATCH - 1].to = pd;
     }
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      v[i].x = v[i].y = 0;
-      if (pd[i] < 0) continue;
-      NDX_GPU_TRACE(NDX_TRACE_IROWS, u0 / size + i, src + ps[i] * eb, vb);
-      v[i] = ndx_gpu_load(src, ps[i] / per, vb);
+      ndx_gpu_held h = q[0];
+      if (h.to >= 0) {
+        ndx_i64 ps = (ndx_i64)h.v.x;
+        NDX_GPU_TRACE(NDX_TRACE_IROWS, u0 / size + i, src + ps * eb, vb);
+        h.v = ndx_gpu_load(src, ps / per, vb);
+      }
+      ndx_gpu_push(q, h);
     }
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      if (pd[i] < 0) continue;
-      NDX_GPU_TRACE(NDX_TRACE_IROWS | NDX_TRACE_STORE, u0 / size + i, dst + pd[i] * eb, vb);
-      ndx_gpu_store(dst, pd[i] / per, vb, v[i]);
+      ndx_gpu_held h = q[0];
+      ndx_gpu_push(q, ndx_gpu_none());
+      if (h.to < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_IROWS | NDX_TRACE_STORE, u0 / size + i, dst + h.to * eb, vb);
+      ndx_gpu_store(dst, h.to / per, vb, h.v);
     }
   }
 }
@@ -226,11 +236,12 @@ NDX_FN void ndx_gpu_index_elems_wN(NDX_CONSTANT const ndx_index_launch *d,
   int eb = bits / 8, ib = index_bits / 8;
   ndx_i64 size = NDX_GPU_LAUNCH_SIZE;
   for (ndx_i64 u0 = NDX_GPU_FIRST_UNIT; u0 < d->units; u0 += NDX_GPU_BATCH * size) {
-    ndx_u128 v[NDX_GPU_BATCH];
-    ndx_i64 pd[NDX_GPU_BATCH], ps[NDX_GPU_BATCH];
+    /* v.x: the source position, until phase 2 loads the value (ndx_gpu_batch.h) */
+    ndx_gpu_held q[NDX_GPU_BATCH];
+    ndx_gpu_clear(q);
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 u = u0 + i * size, step = u0 / size + i, pos[NDX_GPU_INDEX_OPS];
-      pd[i] = ps[i] = -1;
+      ndx_gpu_push(q, ndx_gpu_none());
       if (u >= d->units) continue;
       ndx_gpu_index_at_wN(p, u, (int)p->rank, pos);
       if (!ndx_gpu_index_in(g, 2, pos[2], 1, index_bits)) continue;
@@ -241,20 +252,25 @@ NDX_FN void ndx_gpu_index_elems_wN(NDX_CONSTANT const ndx_index_launch *d,
         NDX_GPU_TRACE(NDX_TRACE_CLAIM, step, claims + (pos[3] + k * d->claim_stride), 4);
         if (!ndx_index_wins(claims, d->claim_stride, pos[3], pos[4], k)) continue;
       }
-      ndx_i64 q = pos[0] + k * d->step0, s = pos[1] + k * d->step1;
-      if (!ndx_gpu_index_in(g, 0, q, 1, bits) || !ndx_gpu_index_in(g, 1, s, 1, bits)) continue;
-      pd[i] = q, ps[i] = s;
+      ndx_i64 pd = pos[0] + k * d->step0, s = pos[1] + k * d->step1;
+      if (!ndx_gpu_index_in(g, 0, pd, 1, bits) || !ndx_gpu_index_in(g, 1, s, 1, bits)) continue;
+      q[NDX_GPU_BATCH - 1].v.x = (ndx_u64)s, q[NDX_GPU_BATCH - 1].to = pd;
     }
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      v[i].x = v[i].y = 0;
-      if (pd[i] < 0) continue;
-      NDX_GPU_TRACE(NDX_TRACE_IELEMS, u0 / size + i, src + ps[i] * eb, eb);
-      v[i] = ndx_gpu_load(src, ps[i], eb);
+      ndx_gpu_held h = q[0];
+      if (h.to >= 0) {
+        ndx_i64 ps = (ndx_i64)h.v.x;
+        NDX_GPU_TRACE(NDX_TRACE_IELEMS, u0 / size + i, src + ps * eb, eb);
+        h.v = ndx_gpu_load(src, ps, eb);
+      }
+      ndx_gpu_push(q, h);
     }
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      if (pd[i] < 0) continue;
-      NDX_GPU_TRACE(NDX_TRACE_IELEMS | NDX_TRACE_STORE, u0 / size + i, dst + pd[i] * eb, eb);
-      ndx_gpu_store(dst, pd[i], eb, v[i]);
+      ndx_gpu_held h = q[0];
+      ndx_gpu_push(q, ndx_gpu_none());
+      if (h.to < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_IELEMS | NDX_TRACE_STORE, u0 / size + i, dst + h.to * eb, eb);
+      ndx_gpu_store(dst, h.to, eb, h.v);
     }
   }
 }
@@ -281,23 +297,26 @@ NDX_FN void ndx_gpu_index_along_load_wN(NDX_CONSTANT const ndx_index_launch *d,
     ndx_gpu_index_at_wN(p, r, (int)p->rank - 1, pos);
     ndx_i64 s0 = pos[1] + d->along_lo, before = ((s0 * eb) & 127) / eb, at0 = (r - r0) * d->along;
     for (ndx_i64 e0 = lid - before; e0 < d->along; e0 += NDX_GPU_BATCH * n, it++) {
-      ndx_u128 v[NDX_GPU_BATCH];
-      ndx_i64 at[NDX_GPU_BATCH]; /* an element of the stage, or -1 */
+      ndx_gpu_held q[NDX_GPU_BATCH]; /* to: an element of the stage (ndx_gpu_batch.h) */
+      ndx_gpu_clear(q);
       for (int i = 0; i < NDX_GPU_BATCH; i++) {
         ndx_i64 e = e0 + i * n;
-        at[i] = -1;
-        v[i].x = v[i].y = 0;
-        if (e < 0 || e >= d->along || !ndx_gpu_index_in(g, 1, s0 + e, 1, bits)) continue;
-        NDX_GPU_TRACE(NDX_TRACE_IALONG, (step << 16) + it * NDX_GPU_BATCH + i, src + (s0 + e) * eb,
-                      eb);
-        v[i] = ndx_gpu_load(src, s0 + e, eb);
-        at[i] = at0 + e;
+        ndx_gpu_held h = ndx_gpu_none();
+        if (e >= 0 && e < d->along && ndx_gpu_index_in(g, 1, s0 + e, 1, bits)) {
+          NDX_GPU_TRACE(NDX_TRACE_IALONG, (step << 16) + it * NDX_GPU_BATCH + i,
+                        src + (s0 + e) * eb, eb);
+          h.v = ndx_gpu_load(src, s0 + e, eb);
+          h.to = at0 + e;
+        }
+        ndx_gpu_push(q, h);
       }
       for (int i = 0; i < NDX_GPU_BATCH; i++) {
-        if (at[i] < 0) continue;
+        ndx_gpu_held h = q[0];
+        ndx_gpu_push(q, ndx_gpu_none());
+        if (h.to < 0) continue;
         NDX_GPU_TRACE(NDX_TRACE_IALONG | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
-                      (step << 16) + it * NDX_GPU_BATCH + i, stage + at[i] * eb, eb);
-        ndx_gpu_tile_put(stage, at[i] * eb, eb, v[i]);
+                      (step << 16) + it * NDX_GPU_BATCH + i, stage + h.to * eb, eb);
+        ndx_gpu_tile_put(stage, h.to * eb, eb, h.v);
       }
     }
   }
@@ -320,28 +339,31 @@ NDX_FN void ndx_gpu_index_along_pick_wN(NDX_CONSTANT const ndx_index_launch *d,
   ndx_i64 r0, r1, u0, u1, it = 0;
   ndx_index_along_pass(d, pass, &r0, &r1, &u0, &u1);
   for (ndx_i64 c0 = u0 + lid; c0 < u1; c0 += NDX_GPU_BATCH * n, it++) {
-    ndx_i64 pd[NDX_GPU_BATCH], at[NDX_GPU_BATCH];
+    ndx_gpu_held q[NDX_GPU_BATCH]; /* v.x: the element of the stage (ndx_gpu_batch.h) */
+    ndx_gpu_clear(q);
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 u = c0 + i * n, pos[NDX_GPU_INDEX_OPS], t = (step << 16) + it * NDX_GPU_BATCH + i;
-      pd[i] = at[i] = -1;
+      ndx_gpu_push(q, ndx_gpu_none());
       if (u >= u1) continue;
       ndx_gpu_index_at_wN(p, u, (int)p->rank, pos);
       if (!ndx_gpu_index_in(g, 2, pos[2], 1, index_bits)) continue;
       NDX_GPU_TRACE(NDX_TRACE_INDEX, t, index + pos[2] * ib, ib);
       ndx_i64 k = ndx_gpu_index_k(d, index, pos[2], index_bits);
       if (k < 0) continue;
-      ndx_i64 q = pos[0] + k * d->step0;
-      if (!ndx_gpu_index_in(g, 0, q, 1, bits)) continue;
-      pd[i] = q;
-      at[i] = (ndx_index_launch_row(d, u) - r0) * d->along + k * d->step1 - d->along_lo;
+      ndx_i64 pd = pos[0] + k * d->step0;
+      if (!ndx_gpu_index_in(g, 0, pd, 1, bits)) continue;
+      q[NDX_GPU_BATCH - 1].to = pd;
+      q[NDX_GPU_BATCH - 1].v.x =
+          (ndx_u64)((ndx_index_launch_row(d, u) - r0) * d->along + k * d->step1 - d->along_lo);
     }
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      if (pd[i] < 0) continue;
-      ndx_i64 t = (step << 16) + it * NDX_GPU_BATCH + i;
-      NDX_GPU_TRACE(NDX_TRACE_IPICK | NDX_TRACE_LOCAL | NDX_TRACE_BY_VALUE, t, stage + at[i] * eb,
-                    eb);
-      NDX_GPU_TRACE(NDX_TRACE_IPICK | NDX_TRACE_STORE, t, dst + pd[i] * eb, eb);
-      ndx_gpu_tile_get(dst, pd[i], stage, at[i] * eb, eb);
+      ndx_gpu_held h = q[0];
+      ndx_gpu_push(q, ndx_gpu_none());
+      if (h.to < 0) continue;
+      ndx_i64 t = (step << 16) + it * NDX_GPU_BATCH + i, at = (ndx_i64)h.v.x;
+      NDX_GPU_TRACE(NDX_TRACE_IPICK | NDX_TRACE_LOCAL | NDX_TRACE_BY_VALUE, t, stage + at * eb, eb);
+      NDX_GPU_TRACE(NDX_TRACE_IPICK | NDX_TRACE_STORE, t, dst + h.to * eb, eb);
+      ndx_gpu_tile_get(dst, h.to, stage, at * eb, eb);
     }
   }
 }

@@ -66,10 +66,10 @@
  * such work-groups an SM leave room for the transposes' tiles. */
 #define NDX_GPU_STAGE_BYTES 4096
 
-/* Units a rows or gather work-item loads before it stores any, so that a
- * warp has that many requests in flight (the "KiB/SM" column of ndx-bench
- * --gpu-model); the host sizes launches to give each work-item about one
- * such batch. */
+/* Units a rows, gather or conversion (elements) work-item loads before it
+ * stores any, so that a warp has that many requests in flight (the
+ * "KiB/SM" column of ndx-bench --gpu-model; kernels/ndx_gpu_batch.h); the
+ * host sizes launches to give each work-item about one such batch. */
 #define NDX_GPU_BATCH 4
 
 typedef struct ndx_launch {

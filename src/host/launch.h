@@ -118,7 +118,8 @@ ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, const ndx_conve
  * layout and z->align allow (ndx_launch.h): the elements family's units
  * are then groups of a row's elements, `row_units` a row, and a
  * transpose's phase-1 slots pairs of a tile row.
- * *work is the work-groups to launch on the gpu shape, one work-item a unit
+ * *work is the work-groups to launch on the gpu shape, one work-item a
+ * batch of NDX_GPU_BATCH units for the elements family, a unit for bytes
  * (a work-group a tile) up to z->max_groups, else the work-items. Cannot
  * fail. */
 ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,

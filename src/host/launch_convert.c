@@ -80,9 +80,10 @@ ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,
     d->chunk = z->elems;
     if (z->local > 0) convert_group(p, src_bits, z->align, d);
   }
-  if (z->local > 0) { /* every launch-size-th unit */
+  if (z->local > 0) { /* every launch-size-th unit, the elements' a batch a turn */
     d->chunk = 0;
-    int64_t groups = ndx_ceil_div(d->units, z->local);
+    int64_t per = f == NDX_CONVERT_ELEMENTS ? NDX_GPU_BATCH : 1;
+    int64_t groups = ndx_ceil_div(d->units, z->local * per);
     *work = groups < z->max_groups ? groups : z->max_groups;
   } else {
     *work = ndx_ceil_div(d->units, d->chunk);
