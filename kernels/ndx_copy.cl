@@ -100,16 +100,14 @@ NDX_FN int ndx_check_range(NDX_LAUNCH_ARG, int bits, long item, ulong dst_size, 
                         status);
 }
 
-/* The elements whose destination bytes ndx_copy_bytes_item is given. */
+/* The elements whose destination bytes a bytes work-item copies
+ * (ndx_bytes_item). */
 NDX_FN int ndx_check_bytes(NDX_LAUNCH_ARG, int bits, long item, ulong dst_size, ulong src_size,
                            __global uint *status) {
   __constant const ndx_pack_head *p = ndx_launch_pack(d);
-  long lo, hi, first, end;
-  ndx_span_wN(p, 0, &lo, &hi);
-  ndx_bytes_span(lo, hi, bits, &first, &end);
-  long b0 = first + item * d->chunk;
-  if (b0 >= end) return 0;
-  long b1 = ndx_min64(end, b0 + d->chunk);
+  long b0, b1;
+  ndx_bytes_item(d->first, d->first + d->units, item, d->chunk, &b0, &b1);
+  if (b0 >= b1) return 0;
   int lg = ndx_sub_log2(bits);
   return ndx_check_walk(p, bits, ndx_count_below_wN(p, b0 << lg), ndx_count_below_wN(p, b1 << lg),
                         dst_size, src_size, item, status);
@@ -248,7 +246,9 @@ __kernel void ndx_transpose(NDX_LAUNCH_ARGS) {
 __kernel void ndx_bytes(NDX_LAUNCH_ARGS) {
   NDX_CPU_PACK
   NDX_CHECK(bytes, NDX_BITS)
-  ndx_copy_bytes_item_wN(p, dst, src, NDX_BITS, (long)get_global_id(0), d->chunk);
+  long b0, b1;
+  ndx_bytes_item(d->first, d->first + d->units, (long)get_global_id(0), d->chunk, &b0, &b1);
+  if (b0 < b1) ndx_copy_bytes_wN(p, dst, src, NDX_BITS, b0, b1);
 }
 #endif
 #endif

@@ -1,12 +1,13 @@
 /* ndx_copy_cpu.h: the per-form copy bodies, one work-item's share of a copy
  * pack in the cpu shape, where a work-item copies its runs, tiles or
  * destination bytes by itself: ndx_copy_range_item, ndx_copy_tile_item,
- * ndx_copy_bytes_item, and what they call (ndx_copy_run, ndx_copy_range,
- * ndx_tile_byte, ndx_copy_tile_bits, ndx_copy_thin, ndx_copy_tile,
- * ndx_tile_work_of, ndx_copy_group_tile, ndx_bits_run, ndx_copy_bytes).
+ * ndx_copy_bytes (a work-item's bytes, ndx_bytes_item), and what they call
+ * (ndx_copy_run, ndx_copy_range, ndx_tile_byte, ndx_copy_tile_bits,
+ * ndx_copy_thin, ndx_copy_tile, ndx_tile_work_of, ndx_copy_group_tile,
+ * ndx_bits_run).
  * kernels/ndx_copy.cl's kernels and the host emulation
  * (tests/test_device_host.c) call them; CUDA's (kernels/ndx_copy_cuda.cuh)
- * only ndx_copy_bytes_item. Private to ndx, as ndx_copy_items.h, which
+ * only ndx_copy_bytes. Private to ndx, as ndx_copy_items.h, which
  * includes it last, at each of its inclusions: define NDX_WIDE to 0 or 1
  * before including; the host and CUDA include it twice, with NDX_WIDE 0
  * and then 1, an OpenCL program (tools/embed.py inlines each header once)
@@ -38,7 +39,6 @@
 #define ndx_copy_group_tile_wN NDX_WN(ndx_copy_group_tile_w32, ndx_copy_group_tile_w64)
 #define ndx_bits_run_wN NDX_WN(ndx_bits_run_w32, ndx_bits_run_w64)
 #define ndx_copy_bytes_wN NDX_WN(ndx_copy_bytes_w32, ndx_copy_bytes_w64)
-#define ndx_copy_bytes_item_wN NDX_WN(ndx_copy_bytes_item_w32, ndx_copy_bytes_item_w64)
 #endif
 
 #if (NDX_WIDE && !defined(NDX_COPY_CPU_H_W64)) || (!NDX_WIDE && !defined(NDX_COPY_CPU_H_W32))
@@ -512,20 +512,6 @@ NDX_FN void ndx_copy_bytes_wN(NDX_CONSTANT const ndx_pack_head *p,
     ndx_odo_next_row_wN(p, &o, j, sd, ss);
   }
   ndx_bits_flush(dst, cur, acc, mask);
-}
-
-/* Work-item `item` of a sub-byte copy: destination bytes [first +
- * item*chunk, first + (item+1)*chunk) clipped to the span's bytes. */
-NDX_FN void ndx_copy_bytes_item_wN(NDX_CONSTANT const ndx_pack_head *p,
-                                   NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
-                                   NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int bits,
-                                   ndx_i64 item, ndx_i64 chunk) {
-  ndx_i64 lo, hi, first, end;
-  ndx_span_wN(p, 0, &lo, &hi);
-  ndx_bytes_span(lo, hi, bits, &first, &end);
-  ndx_i64 b0 = first + item * chunk;
-  if (b0 >= end) return;
-  ndx_copy_bytes_wN(p, dst, src, bits, b0, ndx_min64(end, b0 + chunk));
 }
 
 #endif /* one index form */

@@ -116,4 +116,13 @@ NDX_FN void ndx_bytes_span(ndx_i64 lo, ndx_i64 hi, int bits, ndx_i64 *first, ndx
   *end = ((hi - 1) >> lg) + 1;
 }
 
+/* Work-item `item`'s destination bytes [*b0, *b1) of a sub-byte copy
+ * whose span's bytes [first, end) (ndx_bytes_span, which the host
+ * computes once) go `chunk` a work-item; none where *b0 == *b1. */
+NDX_FN void ndx_bytes_item(ndx_i64 first, ndx_i64 end, ndx_i64 item, ndx_i64 chunk, ndx_i64 *b0,
+                           ndx_i64 *b1) {
+  *b0 = ndx_min64(end, first + item * chunk);
+  *b1 = ndx_min64(end, *b0 + chunk);
+}
+
 #endif /* NDX_COPY_GEOMETRY_H */

@@ -30,7 +30,7 @@
  *                         NDX_STAGE_BYTES
  *   ndx_copy_cpu.h        per form: one work-item's share of a copy pack,
  *                         ndx_copy_range_item, ndx_copy_tile_item,
- *                         ndx_copy_bytes_item, and what they call
+ *                         ndx_copy_bytes, and what they call
  *
  * It keeps ndx_device.h's conventions (portability macros, errors and
  * costs, bit order) and its two forms: define NDX_WIDE to 0 or 1 before

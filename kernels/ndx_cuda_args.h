@@ -22,8 +22,9 @@
  *              words: each thread reads E = 32/bits words down j, transposes
  *              the E x E block in registers and hands whole words on through
  *              shared memory, so every destination word has one writer.
- *   bytes      widths 1, 2, 4: destination bytes [first + i*chunk, ...) per
- *              thread (ndx_copy_bytes_item): each byte has one writer and
+ *   bytes      widths 1, 2, 4: destination bytes [first + i*chunk, ...) of
+ *              [first, end) per thread (ndx_bytes_item, ndx_copy_bytes): each byte
+ *              has one writer and
  *              keeps its bits that belong to no destination element.
  * Two candidate kernels run in their place where kernels/ndx_cuda_select.h
  * names them, or the tuning tool does (ndx_cuda_plan_fill_kernel):
@@ -81,10 +82,11 @@ enum ndx_cuda_kernel {
 
 /* The kernel's arguments, passed by value (under CUDA's 4 KiB). */
 typedef struct ndx_cuda_args {
-  int64_t count; /* rows, gather: items; transpose: tiles; bytes: items; warp-rows: segments */
-  int64_t chunk; /* bytes: destination bytes per item; warp-rows: elements per segment */
-  int32_t vel;   /* rows, gather: elements per item (a power of two <= 16 bytes) */
-  int32_t bits;  /* element width */
+  int64_t count;      /* rows, gather: items; transpose: tiles; bytes: items; warp-rows: segments */
+  int64_t chunk;      /* bytes: destination bytes per item; warp-rows: elements per segment */
+  int64_t first, end; /* bytes: the destination bytes, [first, end) (ndx_bytes_span) */
+  int32_t vel;        /* rows, gather: elements per item (a power of two <= 16 bytes) */
+  int32_t bits;       /* element width */
   /* transpose: the tile and how tile indices split. */
   int32_t tk, tj, tb; /* tile extents along k and j; batch entries */
   int32_t gk, gj;     /* tiles: 1 when the k (j) group has an outer axis K2 (J2) */
@@ -132,6 +134,7 @@ typedef struct ndx_cuda_index_args {
   int64_t bias;         /* subtracted from a value before it is tested (claims: 1) */
   int64_t step0, step1; /* copy: a value k moves dst by k*step0, src by k*step1 */
   int64_t claim_stride; /* check, winners copy: claim slot of k = slot of 0 + k*claim_stride */
+  int64_t first, end;   /* copy below 8 bits: the destination's bytes (ndx_bytes_span) */
   int32_t bits;         /* copy: element width */
   int32_t index_bits;   /* 32 or 64 (32 for a claims table) */
   int32_t wrap;         /* NDX_INDEX_WRAP */

@@ -82,9 +82,9 @@ template <int W> struct ix;
     static NDX_HD word div(word n, MAGIC m, int l) {                                               \
       return ndx_div_##WN(n, m, l);                                                                \
     }                                                                                              \
-    static NDX_HD void copy_bytes_item(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,     \
-                                       int bits, ndx_i64 item, ndx_i64 chunk) {                    \
-      ndx_copy_bytes_item_##WN(p, dst, src, bits, item, chunk);                                    \
+    static NDX_HD void copy_bytes(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,          \
+                                  int bits, ndx_i64 b0, ndx_i64 b1) {                              \
+      ndx_copy_bytes_##WN(p, dst, src, bits, b0, b1);                                              \
     }                                                                                              \
   };
 NDX_IX(0, w32, ndx_i32, ndx_u32)

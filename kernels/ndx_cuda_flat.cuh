@@ -56,8 +56,10 @@ NDX_HD void flat_body(const ndx_cuda_args &a, ndx_u8 *__restrict__ dst,
 template <int W, int B>
 NDX_HD void bytes_body(const ndx_cuda_args &a, ndx_u8 *__restrict__ dst,
                        const ndx_u8 *__restrict__ src, int64_t tid, int64_t nthreads) {
-  for (int64_t item = tid; item < a.count; item += nthreads)
-    ix<W>::copy_bytes_item(pack_of(a), dst, src, B, item, a.chunk);
+  for (int64_t item = tid; item < a.count; item += nthreads) {
+    ndx_i64 b0 = a.first + item * a.chunk; /* below a.end: a.count items */
+    ix<W>::copy_bytes(pack_of(a), dst, src, B, b0, ndx_min64(a.end, b0 + a.chunk));
+  }
 }
 
 } /* namespace ndx_cuda */

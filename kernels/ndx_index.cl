@@ -10,14 +10,16 @@
  *                      per row, 2 for rows written by streaming stores;
  *                      `claims` the winners form's table, else NULL
  *   ndx_index_bytes    the copy pass below 8 bits, destination bytes
- *                      [first + i*chunk, ...) (NDX_BITS 1, 2, 4)
+ *                      [first + i*chunk, ...) of [first, end), the span's
+ *                      bytes, two arguments more (NDX_BITS 1, 2, 4)
  * A copy work-item returns at once when status[0] (the check pass's fault
  * word) is set.
  *
  * Under NDX_SHAPE_GPU the same three kernels, with the same arguments, run
  * the gpu-shaped bodies of ndx_index_gpu.h: their first argument is then
  * the pass's launch descriptor with its pack after it (ndx_index_launch.h),
- * which holds the pass's values too, and `chunk` is unused. A fourth,
+ * which holds the pass's values too, and `chunk`, `first` and `end` are
+ * unused. A fourth,
  *   ndx_index_along    the copy pass of a gather whose descriptor says
  *                      `along` (NDX_BITS 8 .. 128): its pack rows' source
  *                      segments through NDX_GPU_ALONG_BYTES of work-group
@@ -104,8 +106,8 @@ __kernel void ndx_index_along(NDX_INDEX_GPU_ARGS, int rows, __global const uint 
 #endif
 
 #ifdef NDX_KERNEL_index_bytes
-__kernel void ndx_index_bytes(NDX_INDEX_GPU_ARGS NDX_INDEX_GPU_CHECK_ARGS) {
-  NDX_INDEX_GPU_UNUSED
+__kernel void ndx_index_bytes(NDX_INDEX_GPU_ARGS, long first, long end NDX_INDEX_GPU_CHECK_ARGS) {
+  NDX_INDEX_GPU_UNUSED(void) first, (void)end;
   if (status[0]) return;
   NDX_INDEX_GUARD
   if (d->index_bits == 32)
@@ -213,36 +215,31 @@ __kernel void ndx_index_copy(NDX_INDEX_ARGS, int rows, __global const uint *rest
 #endif
 
 #ifdef NDX_BOUNDS_CHECK
-/* The C-order elements of a bytes item's destination bytes. */
-NDX_FN void ndx_index_bytes_range(NDX_PACK_ARG, int bits, long item, long chunk, long *i0,
-                                  long *i1) {
-  long lo, hi, first, end;
-  ndx_span_wN(p, 0, &lo, &hi);
-  ndx_bytes_span(lo, hi, bits, &first, &end);
-  long b0 = ndx_min64(end, first + item * chunk), b1 = ndx_min64(end, b0 + chunk);
+/* The C-order elements of a bytes item's destination bytes [b0, b1). */
+NDX_FN void ndx_index_bytes_range(NDX_PACK_ARG, int bits, long b0, long b1, long *i0, long *i1) {
   int lg = ndx_sub_log2(bits);
   *i0 = p->numel == 0 ? 0 : ndx_count_below_wN(p, b0 << lg);
   *i1 = p->numel == 0 ? 0 : ndx_count_below_wN(p, b1 << lg);
 }
 #define NDX_INDEX_BYTES_CHECK(B)                                                                   \
   long c0, c1;                                                                                     \
-  ndx_index_bytes_range(p, B, (long)get_global_id(0), chunk, &c0, &c1);                            \
+  ndx_index_bytes_range(p, B, b0, b1, &c0, &c1);                                                   \
   NDX_INDEX_CHECK_RANGE(B, c0, c1)
 #else
 #define NDX_INDEX_BYTES_CHECK(B)
 #endif
 
 #ifdef NDX_KERNEL_index_bytes
-__kernel void ndx_index_bytes(NDX_INDEX_ARGS NDX_INDEX_CHECK_ARGS) {
+__kernel void ndx_index_bytes(NDX_INDEX_ARGS, long first, long end NDX_INDEX_CHECK_ARGS) {
   if (status[0]) return;
+  long b0, b1;
+  ndx_bytes_item(first, end, (long)get_global_id(0), chunk, &b0, &b1);
   NDX_INDEX_BYTES_CHECK(NDX_BITS)
   (void)step0;
   if (index_bits == 32)
-    ndx_index_bytes_item_wN(p, dst, src, index, NDX_BITS, 32, d, wrap, bias, step1,
-                            (long)get_global_id(0), chunk);
+    ndx_index_bytes_item_wN(p, dst, src, index, NDX_BITS, 32, d, wrap, bias, step1, b0, b1);
   else
-    ndx_index_bytes_item_wN(p, dst, src, index, NDX_BITS, 64, d, wrap, bias, step1,
-                            (long)get_global_id(0), chunk);
+    ndx_index_bytes_item_wN(p, dst, src, index, NDX_BITS, 64, d, wrap, bias, step1, b0, b1);
 }
 #endif
 #endif /* the cpu shape */

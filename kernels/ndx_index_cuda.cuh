@@ -64,9 +64,9 @@ template <int W> struct items;
     }                                                                                              \
     static NDX_HD void bytes(const ndx_pack_head *p, ndx_u8 *dst, const ndx_u8 *src,               \
                              const ndx_u8 *index, int bits, int index_bits, ndx_i64 d, int wrap,   \
-                             ndx_i64 bias, ndx_i64 step1, ndx_i64 item, ndx_i64 chunk) {           \
-      ndx_index_bytes_item_##wN(p, dst, src, index, bits, index_bits, d, wrap, bias, step1, item,  \
-                                chunk);                                                            \
+                             ndx_i64 bias, ndx_i64 step1, ndx_i64 b0, ndx_i64 b1) {                \
+      ndx_index_bytes_item_##wN(p, dst, src, index, bits, index_bits, d, wrap, bias, step1, b0,    \
+                                b1);                                                               \
     }                                                                                              \
   };
 NDX_INDEX_ITEMS(0, w32)
@@ -88,8 +88,8 @@ NDX_HD void check_body(const ndx_cuda_index_args &a, const ndx_u8 *__restrict__ 
 
 /* The copy pass, B-bit elements: nothing when the check found a fault;
  * items of a.chunk elements (B >= 8; ROWS: a.rows, as a constant; `claims`
- * the winners form's table, else NULL) or of a.chunk destination bytes
- * (B < 8). */
+ * the winners form's table, else NULL) or of a.chunk destination bytes of
+ * [a.first, a.end) (B < 8). */
 template <int W, int B, int ROWS>
 NDX_HD void copy_body(const ndx_cuda_index_args &a, ndx_u8 *__restrict__ dst,
                       const ndx_u8 *__restrict__ src, const ndx_u8 *__restrict__ index,
@@ -100,9 +100,12 @@ NDX_HD void copy_body(const ndx_cuda_index_args &a, ndx_u8 *__restrict__ dst,
     if (B >= 8)
       items<W>::copy(pack_of(a), dst, src, index, claims, a.claim_stride, B, a.index_bits, a.d,
                      a.wrap, a.bias, a.step0, a.step1, item, a.chunk, ROWS);
-    else
+    else {
+      ndx_i64 b0, b1;
+      ndx_bytes_item(a.first, a.end, item, a.chunk, &b0, &b1);
       items<W>::bytes(pack_of(a), dst, src, index, B, a.index_bits, a.d, a.wrap, a.bias, a.step1,
-                      item, a.chunk);
+                      b0, b1);
+    }
   }
 }
 

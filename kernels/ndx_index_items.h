@@ -363,23 +363,19 @@ NDX_ITEM_FN void ndx_index_copy_item_wN(NDX_CONSTANT const ndx_pack_head *p,
 #undef NDX_VALUE32
 
 /* Copy pass below 8 bits, of a pack whose destination is distinct and
- * moves not (a gather, a claims scatter: step0 is 0): work-item `item` owns
- * the destination bytes [first + item*chunk, ...) of the span's bytes, the
- * C-order range of elements in them (ndx_count_below), and writes each byte
- * once; the bits of elements with no valid value, and of no element, keep
- * theirs. Values as ndx_index_copy_item. */
+ * moves not (a gather, a claims scatter: step0 is 0): a work-item owns the
+ * destination bytes [b0, b1) (ndx_bytes_item of the span's bytes, which the
+ * host computes once), the C-order range of elements in them
+ * (ndx_count_below), and writes each byte once; the bits of elements with
+ * no valid value, and of no element, keep theirs. Values as
+ * ndx_index_copy_item. */
 NDX_ITEM_FN void ndx_index_bytes_item_wN(NDX_CONSTANT const ndx_pack_head *p,
                                          NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                          NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
                                          NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index, int bits,
                                          int index_bits, ndx_i64 d, int wrap, ndx_i64 bias,
-                                         ndx_i64 step1, ndx_i64 item, ndx_i64 chunk) {
-  ndx_i64 lo, hi, first, end;
-  ndx_span_wN(p, 0, &lo, &hi);
-  ndx_bytes_span(lo, hi, bits, &first, &end);
-  ndx_i64 b0 = first + item * chunk;
-  if (b0 >= end) return;
-  ndx_i64 b1 = ndx_min64(end, b0 + chunk);
+                                         ndx_i64 step1, ndx_i64 b0, ndx_i64 b1) {
+  if (b0 >= b1) return;
   int lg = ndx_sub_log2(bits);
   ndx_i64 i0 = ndx_count_below_wN(p, b0 << lg), i1 = ndx_count_below_wN(p, b1 << lg);
   if (i0 >= i1) return;

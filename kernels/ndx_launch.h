@@ -10,9 +10,10 @@
  *
  * The CPU shape reads `chunk`, the work of one work-item (elements for
  * rows and gather, destination bytes for bytes, batches of one tile
- * position for transpose; kernels/ndx_copy_cpu.h), and a transpose's tiles
- * as the gpu shape's below (tile_k, tile_j, tiles_j, row_units, units and
- * the joins), which both shapes count alike. The GPU shape
+ * position for transpose; kernels/ndx_copy_cpu.h), a transpose's tiles as
+ * the gpu shape's below (tile_k, tile_j, tiles_j, row_units, units and the
+ * joins), which both shapes count alike, and the destination bytes of the
+ * bytes path as the gpu shape's (`units` of them from `first`). The GPU shape
  * (kernels/ndx_copy_gpu.h) reads the rest: a launch is `units` of work
  * handed to the work-items in turn (unit u to work-item u mod the launch's
  * size), so that adjacent work-items take adjacent units:

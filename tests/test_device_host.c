@@ -41,14 +41,14 @@ typedef struct form {
   void (*span)(const ndx_pack_head *, int, int64_t *, int64_t *);
   void (*range_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t, int);
   void (*tile_item)(const ndx_launch *, uint8_t *, const uint8_t *, int, int64_t);
-  void (*bytes_item)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t);
+  void (*bytes)(const ndx_pack_head *, uint8_t *, const uint8_t *, int, int64_t, int64_t);
 } form;
 
 static const form forms[2] = {
     {ndx_count_below_w32, ndx_span_w32, ndx_copy_range_item_w32, ndx_copy_tile_item_w32,
-     ndx_copy_bytes_item_w32},
+     ndx_copy_bytes_w32},
     {ndx_count_below_w64, ndx_span_w64, ndx_copy_range_item_w64, ndx_copy_tile_item_w64,
-     ndx_copy_bytes_item_w64},
+     ndx_copy_bytes_w64},
 };
 
 static const form *form_of(const ndx_pack_head *h) {
@@ -343,7 +343,8 @@ typedef struct launch {
  * as packed) with `chunk` the work of a work-item, and returns its
  * work-items, as the runtimes count them: a transpose's tiles as the
  * planner makes them (ndx_launch_cpu); [*first, *end): the destination
- * bytes of a sub-byte one (BYTES). */
+ * bytes of a sub-byte one (BYTES), in the descriptor as the runtimes put
+ * them. */
 static int64_t launch_of(launch *l, enum routine rt, const uint64_t *buf, const ndx_operands *q,
                          int bits, int64_t chunk, int64_t *first, int64_t *end) {
   const ndx_pack_head *h = (const ndx_pack_head *)buf;
@@ -362,6 +363,7 @@ static int64_t launch_of(launch *l, enum routine rt, const uint64_t *buf, const 
     int64_t lo, hi;
     form_of(h)->span(h, 0, &lo, &hi);
     ndx_bytes_span(lo, hi, bits, first, end);
+    l->d.first = *first, l->d.units = *end - *first;
     return (*end - *first + chunk - 1) / chunk;
   }
   return (h->numel + chunk - 1) / chunk;
@@ -380,9 +382,12 @@ static void run_item(enum routine rt, const launch *l, uint8_t *dst, const uint8
   case TILE:
     f->tile_item(&l->d, dst, src, bits, it);
     break;
-  case BYTES:
-    f->bytes_item(h, dst, src, bits, it, l->d.chunk);
+  case BYTES: {
+    int64_t b0, b1;
+    ndx_bytes_item(l->d.first, l->d.first + l->d.units, it, l->d.chunk, &b0, &b1);
+    if (b0 < b1) f->bytes(h, dst, src, bits, b0, b1);
     break;
+  }
   }
 }
 
@@ -909,6 +914,14 @@ Test(launch_cpu, work_per_item_is_pinned) {
     cr_assert(l.chunk == pins[c].chunk && items == pins[c].items,
               "case %zu: chunk %lld items %lld, want %lld %lld", c, (long long)l.chunk,
               (long long)items, (long long)pins[c].chunk, (long long)pins[c].items);
+    if (p.path == NDX_PATH_BYTES) { /* the span's bytes, which the kernels read and compute not */
+      int64_t lo, hi, first, end;
+      ndx_span(&d, &lo, &hi);
+      ndx_bytes_span(lo, hi, p.bits, &first, &end);
+      cr_assert(l.first == first && l.units == end - first,
+                "case %zu: bytes %lld + %lld, want %lld + %lld", c, (long long)l.first,
+                (long long)l.units, (long long)first, (long long)(end - first));
+    }
   }
 }
 

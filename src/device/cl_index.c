@@ -72,6 +72,7 @@ struct ndx_cl_index_plan {
   enum ndx_cl_kind kind;
   int64_t copy_items;
   cl_long copy_chunk;
+  int64_t copy_first, copy_end; /* below 8 bits: the destination's bytes */
   cl_int rows;
   size_t claims_bytes; /* 0: no claims table */
   cl_mem check_pack, copy_pack;
@@ -94,16 +95,17 @@ static ndx_status pick(pass *ps, ndx_cl *cl, const char *fn, bool wide, enum ndx
 }
 
 /* The copy pass's work per work-item (cl_tuning.h): elements, or
- * destination bytes below 8 bits. */
-static int64_t copy_chunk(const ndx_index_plan *p, int64_t *items) {
+ * destination bytes below 8 bits, of the span's bytes [*first, *end). */
+static int64_t copy_chunk(const ndx_index_plan *p, int64_t *items, int64_t *first, int64_t *end) {
   const ndx_operands *q = &p->copy;
+  *first = *end = 0;
   if (p->bits < 8) {
-    int64_t lo, hi, first, end;
+    int64_t lo, hi;
     ndx_operands_span(q, 0, &lo, &hi);
-    ndx_bytes_span(lo, hi, p->bits, &first, &end);
-    int64_t chunk = ndx_ceil_div(NDX_CL_INDEX_BYTES_ELEMS * (end - first), q->numel);
+    ndx_bytes_span(lo, hi, p->bits, first, end);
+    int64_t chunk = ndx_ceil_div(NDX_CL_INDEX_BYTES_ELEMS * (*end - *first), q->numel);
     if (chunk < 1) chunk = 1;
-    *items = ndx_ceil_div(end - first, chunk);
+    *items = ndx_ceil_div(*end - *first, chunk);
     return chunk;
   }
   int64_t chunk = p->rows ? NDX_CL_INDEX_ROWS_BYTES / (p->bits / 8) : NDX_CL_INDEX_ELEMS;
@@ -305,7 +307,7 @@ static ndx_status plan_create(const char *fn, ndx_cl_index_plan **out, bool scat
   if (!p->empty) {
     int64_t check_items = ndx_ceil_div(p->check.numel, NDX_CL_INDEX_CHECK_ELEMS);
     s = pick(&pl->check, cl, fn, p->wide, NDX_CL_INDEX_CHECK, 0, check_items, "ndx_index_check");
-    pl->copy_chunk = copy_chunk(p, &pl->copy_items);
+    pl->copy_chunk = copy_chunk(p, &pl->copy_items, &pl->copy_first, &pl->copy_end);
     pl->gpu = cl->shape == NDX_CL_SHAPE_GPU;
     pl->kind = p->bits < 8                          ? NDX_CL_INDEX_BYTES
                : pl->gpu && ndx_index_plan_along(p) ? NDX_CL_INDEX_ALONG
@@ -464,6 +466,10 @@ static ndx_status enqueue_passes(const char *fn, const ndx_cl_index_plan *pl, ru
     ARG(copy->kernel, next++, rows);
     ARG(copy->kernel, next++, copy_claims);
     ARG(copy->kernel, next++, claim_stride);
+  } else {
+    cl_long first = pl->copy_first, end = pl->copy_end;
+    ARG(copy->kernel, next++, first);
+    ARG(copy->kernel, next++, end);
   }
   if (NDX_BOUNDS_CHECK && e == CL_SUCCESS) {
     ndx_cl_buffer cb[3] = {b[0], b[1], b[2]};

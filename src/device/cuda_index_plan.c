@@ -42,12 +42,12 @@ static ndx_status copy_args(ndx_cuda_index_call *c) {
   ndx_cuda_index_args *a = &c->copy;
   size_t used;
   if (p->bits < 8) {
-    int64_t lo, hi, first, end;
+    int64_t lo, hi;
     ndx_operands_span(q, 0, &lo, &hi);
-    ndx_bytes_span(lo, hi, p->bits, &first, &end);
-    a->chunk = ndx_ceil_div(NDX_CUDA_INDEX_BYTES_ELEMS * (end - first), q->numel);
+    ndx_bytes_span(lo, hi, p->bits, &a->first, &a->end);
+    a->chunk = ndx_ceil_div(NDX_CUDA_INDEX_BYTES_ELEMS * (a->end - a->first), q->numel);
     if (a->chunk < 1) a->chunk = 1;
-    a->count = ndx_ceil_div(end - first, a->chunk);
+    a->count = ndx_ceil_div(a->end - a->first, a->chunk);
   } else {
     int64_t row = NDX_CUDA_INDEX_ROW_BYTES / (p->bits / 8);
     a->chunk = p->rows && row > 1 ? row : NDX_CUDA_INDEX_ELEMS;

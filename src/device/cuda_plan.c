@@ -225,12 +225,12 @@ static ndx_status words_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
 static ndx_status bytes_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
   const ndx_operands *q = &p->q;
   ndx_status st = start_step(s, NDX_CUDA_BYTES, p, q);
-  int64_t lo, hi, first, end;
+  int64_t lo, hi;
   ndx_operands_span(q, 0, &lo, &hi);
-  ndx_bytes_span(lo, hi, p->bits, &first, &end);
-  int64_t chunk = ceil_div(NDX_CUDA_BYTES_ELEMS * (end - first), q->numel);
+  ndx_bytes_span(lo, hi, p->bits, &s->args.first, &s->args.end);
+  int64_t chunk = ceil_div(NDX_CUDA_BYTES_ELEMS * (s->args.end - s->args.first), q->numel);
   s->args.chunk = chunk < 1 ? 1 : chunk;
-  s->args.count = ceil_div(end - first, s->args.chunk);
+  s->args.count = ceil_div(s->args.end - s->args.first, s->args.chunk);
   return st;
 }
 
