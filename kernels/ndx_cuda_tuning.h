@@ -12,7 +12,8 @@
  * loads in registers (kernels/ndx_gpu_batch.h): ndx_rows_staged and
  * ndx_convert_elements. Without it ptxas (CUDA 13, sm_80 and sm_90) stops
  * at 64 registers and spills; with 3 it takes 80 and spills nothing
- * (tests/test_ptxas.sh). Not yet measured on a GPU. */
+ * (-Xptxas=-warn-spills, src/device/cuda/meson.build). Not yet measured on
+ * a GPU. */
 #define NDX_CUDA_BATCH_BLOCKS 3
 
 /* Most blocks a launch uses; grid-stride loops take the rest. */

@@ -1,17 +1,19 @@
 /* ndx_gpu_batch.h: a work-item's batch of units between their loads and
  * their stores, in the gpu shape's bodies that load NDX_GPU_BATCH units
- * before they store any (ndx_copy_gpu.h, ndx_convert_items.h,
- * ndx_convert_gpu.h), so that a warp has that many loads in flight.
+ * before they store any (ndx_copy_gpu.h, ndx_index_gpu.h,
+ * ndx_convert_items.h, ndx_convert_gpu.h), so that a warp has that many
+ * loads in flight.
  *
  * The batch is a queue: phase 1 empties it and pushes each unit it loads
- * at the end; phase 2 takes the first and pushes an empty one. A loop over the batch
- * that the compiler keeps rolled (its body has a loop of its own, a
- * position's, or a conversion's switch) then indexes it by constants only,
- * and the batch stays in registers. An array indexed by the loop's counter
- * lives on the stack instead, and storing each loaded value there waits
- * for it: one load in flight, whatever the batch. ptxas shows which:
- * tests/test_ptxas.sh fails where a batched CUDA kernel has a stack frame.
- */
+ * at the end; phase 2 takes the first and pushes an empty one. A loop over
+ * the batch that the compiler keeps rolled (its body has a loop of its
+ * own, a position's, or a conversion's switch) then indexes it by
+ * constants only, and the batch stays in registers. An array indexed by
+ * the loop's counter lives on the stack instead, and storing each loaded
+ * value there waits for it: one load in flight, whatever the batch. ptxas
+ * shows which: the CUDA build of the gpu-shaped kernels passes
+ * -Xptxas=-warn-lmem-usage (src/device/cuda/meson.build), an error under
+ * -Dwerror=true. */
 #ifndef NDX_GPU_BATCH_H
 #define NDX_GPU_BATCH_H
 
