@@ -23,9 +23,9 @@
  *              the E x E block in registers and hands whole words on through
  *              shared memory, so every destination word has one writer.
  *   bytes      widths 1, 2, 4: destination bytes [first + i*chunk, ...) of
- *              [first, end) per thread (ndx_bytes_item, ndx_copy_bytes): each byte
- *              has one writer and
- *              keeps its bits that belong to no destination element.
+ *              [first, end) per thread (ndx_bytes_item, ndx_copy_bytes):
+ *              each byte has one writer and keeps its bits that belong to
+ *              no destination element.
  * Two candidate kernels run in their place where kernels/ndx_cuda_select.h
  * names them, or the tuning tool does (ndx_cuda_plan_fill_kernel):
  *   transpose-32x8  transpose's pack and groups, square tiles of 32 x 32,

@@ -107,7 +107,8 @@ __kernel void ndx_index_along(NDX_INDEX_GPU_ARGS, int rows, __global const uint 
 
 #ifdef NDX_KERNEL_index_bytes
 __kernel void ndx_index_bytes(NDX_INDEX_GPU_ARGS, long first, long end NDX_INDEX_GPU_CHECK_ARGS) {
-  NDX_INDEX_GPU_UNUSED(void) first, (void)end;
+  (void)first, (void)end;
+  NDX_INDEX_GPU_UNUSED
   if (status[0]) return;
   NDX_INDEX_GUARD
   if (d->index_bits == 32)
