@@ -59,8 +59,8 @@
 /* ---- The bodies, built for the host ------------------------------------------- */
 
 /* The work-item's place in the launch; model_turn, the turn of its loop
- * over units in bodies whose caller loops (the conversions'), which traces
- * its steps within a unit. */
+ * over units in the one body whose caller loops (the conversions' bytes
+ * family), which traces its steps within a unit. */
 static int64_t model_lid, model_gid, model_local, model_groups, model_turn;
 static void model_trace(int site, int64_t step, const void *addr, int bytes);
 
