@@ -475,8 +475,9 @@ static void run_convert_group(const model_launch *l, uint8_t *dst, const uint8_t
       continue;
     }
     if (f != NDX_CONVERT_BYTES) { /* a batch of units a turn, its own steps */
-      wide ? ndx_convert_units_w64(d, dst, src, gid * LOCAL + model_lid, groups * LOCAL, st, dt, &g)
-           : ndx_convert_units_w32(d, dst, src, gid * LOCAL + model_lid, groups * LOCAL, st, dt, &g);
+      wide
+          ? ndx_convert_units_w64(d, dst, src, gid * LOCAL + model_lid, groups * LOCAL, st, dt, &g)
+          : ndx_convert_units_w32(d, dst, src, gid * LOCAL + model_lid, groups * LOCAL, st, dt, &g);
       continue;
     }
     model_turn = 0;

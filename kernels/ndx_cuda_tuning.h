@@ -10,10 +10,10 @@
 /* The blocks an SM must hold at once (__launch_bounds__' second
  * argument) for the gpu-shaped kernels whose long bodies hold a batch of
  * loads in registers (kernels/ndx_gpu_batch.h): ndx_rows_staged and
- * ndx_convert_elements. Without it ptxas (CUDA 13, sm_80 and sm_90) stops
- * at 64 registers and spills; with 3 it takes 80 and spills nothing
- * (-Xptxas=-warn-spills, src/device/cuda/meson.build). Not yet measured on
- * a GPU. */
+ * ndx_convert_elements: enough registers that ptxas spills none of the
+ * batch, which -Xptxas=-warn-spills makes a build error under werror
+ * (src/device/cuda/meson.build); docs/device.md section 10 gives the
+ * figures. Not yet measured on a GPU. */
 #define NDX_CUDA_BATCH_BLOCKS 3
 
 /* Most blocks a launch uses; grid-stride loops take the rest. */
