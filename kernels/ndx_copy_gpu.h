@@ -136,6 +136,21 @@ NDX_FN void ndx_gpu_store(NDX_GLOBAL ndx_u8 *dst, ndx_pos pos, int bytes, ndx_u1
   }
 }
 
+/* Phase 2 of a batched body that stores to global memory
+ * (ndx_gpu_batch.h): stores each unit of batch q that has a place, `vb`
+ * bytes at element position h.to of `eb`-byte elements (a multiple of vb /
+ * eb), unit i traced at `site` in turn `turn` + i. */
+NDX_FN void ndx_gpu_store_batch(ndx_gpu_held *q, NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst, int eb,
+                                int vb, int site, ndx_i64 turn) {
+  for (int i = 0; i < NDX_GPU_BATCH; i++) {
+    ndx_gpu_held h = q[0];
+    ndx_gpu_push(q, ndx_gpu_none());
+    if (h.to < 0) continue;
+    NDX_GPU_TRACE(site | NDX_TRACE_STORE, turn + i, dst + h.to * eb, vb);
+    ndx_gpu_store(dst, h.to / (vb / eb), vb, h.v);
+  }
+}
+
 /* The work-items of a tile row in a phase that realigns (ndx_launch.h)
  * start on the sector holding the row's first element, at position `pos`:
  * the slots before that element, which stay idle. */
@@ -211,13 +226,7 @@ NDX_FN void ndx_gpu_rows_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 
       }
       ndx_gpu_push(q, h);
     }
-    for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      ndx_gpu_held h = q[0];
-      ndx_gpu_push(q, ndx_gpu_none());
-      if (h.to < 0) continue;
-      NDX_GPU_TRACE(NDX_TRACE_ROWS | NDX_TRACE_STORE, u0 / size + i, dst + h.to * eb, vb);
-      ndx_gpu_store(dst, h.to / per, vb, h.v);
-    }
+    ndx_gpu_store_batch(q, dst, eb, vb, NDX_TRACE_ROWS, u0 / size);
   }
 }
 
@@ -355,13 +364,7 @@ NDX_FN void ndx_gpu_gather_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u
       }
       ndx_gpu_push(q, h);
     }
-    for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      ndx_gpu_held h = q[0];
-      ndx_gpu_push(q, ndx_gpu_none());
-      if (h.to < 0) continue;
-      NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, u0 / size + i, dst + h.to * eb, eb);
-      ndx_gpu_store(dst, h.to, eb, h.v);
-    }
+    ndx_gpu_store_batch(q, dst, eb, eb, NDX_TRACE_GATHER, u0 / size);
   }
 }
 

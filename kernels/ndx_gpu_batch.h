@@ -13,7 +13,9 @@
  * value there waits for it: one load in flight, whatever the batch. ptxas
  * shows which: the CUDA build of the gpu-shaped kernels passes
  * -Xptxas=-warn-lmem-usage (src/device/cuda/meson.build), an error under
- * -Dwerror=true. */
+ * -Dwerror=true. Phase 2 reads q[0] and pushes in the body itself: a
+ * function that returned the unit it took made CUDA 13.0's nvcc compile
+ * ndx_convert_elements to an empty kernel. */
 #ifndef NDX_GPU_BATCH_H
 #define NDX_GPU_BATCH_H
 

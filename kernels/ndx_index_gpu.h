@@ -96,6 +96,42 @@ NDX_FN ndx_i64 ndx_gpu_index_k(NDX_CONSTANT const ndx_index_launch *d,
   return ndx_index_value(ndx_load_index(index, pos, index_bits) - d->bias, d->d, (int)d->wrap);
 }
 
+/* The coordinate k of the index value at operand 2 of a unit's positions
+ * `pos` (NDX_GPU_INDEX_OPS), read in turn `step`; -1 where the value is
+ * invalid, outside the index buffer (bounds-check build), or in the
+ * winners form (claims not NULL) not the holder of its claim (operands 3
+ * and 4). */
+NDX_FN ndx_i64 ndx_gpu_index_value_at(NDX_CONSTANT const ndx_index_launch *d,
+                                      NDX_GLOBAL const ndx_u8 *NDX_RESTRICT index,
+                                      NDX_GLOBAL const ndx_u32 *NDX_RESTRICT claims,
+                                      const ndx_i64 *pos, int index_bits, ndx_i64 step,
+                                      const ndx_gpu_index_guard *g) {
+  int ib = index_bits / 8;
+  if (!ndx_gpu_index_in(g, 2, pos[2], 1, index_bits)) return -1;
+  NDX_GPU_TRACE(NDX_TRACE_INDEX, step, index + pos[2] * ib, ib);
+  ndx_i64 k = ndx_gpu_index_k(d, index, pos[2], index_bits);
+  if (k < 0 || !claims) return k;
+  NDX_GPU_TRACE(NDX_TRACE_CLAIM, step, claims + (pos[3] + k * d->claim_stride), 4);
+  return ndx_index_wins(claims, d->claim_stride, pos[3], pos[4], k) ? k : -1;
+}
+
+/* Phase 2 of rows and elements: each unit of batch q that has a place
+ * loads its `vb` bytes at the source element position v.x (of `eb`-byte
+ * elements, a multiple of vb / eb) into v, unit i traced at `site` in turn
+ * `turn` + i. Phase 3 stores them (ndx_gpu_store_batch). */
+NDX_FN void ndx_gpu_index_load_batch(ndx_gpu_held *q, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                     int eb, int vb, int site, ndx_i64 turn) {
+  for (int i = 0; i < NDX_GPU_BATCH; i++) {
+    ndx_gpu_held h = q[0];
+    if (h.to >= 0) {
+      ndx_i64 ps = (ndx_i64)h.v.x;
+      NDX_GPU_TRACE(site, turn + i, src + ps * eb, vb);
+      h.v = ndx_gpu_load(src, ps / (vb / eb), vb);
+    }
+    ndx_gpu_push(q, h);
+  }
+}
+
 #endif /* NDX_INDEX_GPU_H */
 
 /* ==== Bodies, once per index form ============================================ */
@@ -181,7 +217,7 @@ NDX_FN void ndx_gpu_index_rows_wN(NDX_CONSTANT const ndx_index_launch *d,
                                   NDX_GLOBAL const ndx_u32 *NDX_RESTRICT claims, int bits,
                                   int index_bits, const ndx_gpu_index_guard *g) {
   NDX_CONSTANT const ndx_pack_head *p = ndx_index_launch_pack(d);
-  int lead = (int)p->rank - 1, eb = bits / 8, vb = (int)d->vector, ib = index_bits / 8;
+  int lead = (int)p->rank - 1, eb = bits / 8, vb = (int)d->vector;
   ndx_i64 per = vb / eb, size = NDX_GPU_LAUNCH_SIZE; /* elements of a unit */
   for (ndx_i64 u0 = NDX_GPU_FIRST_UNIT; u0 < d->units; u0 += NDX_GPU_BATCH * size) {
     /* v.x: the source position, until phase 2 loads the value (ndx_gpu_batch.h) */
@@ -193,34 +229,14 @@ NDX_FN void ndx_gpu_index_rows_wN(NDX_CONSTANT const ndx_index_launch *d,
       if (u >= d->units) continue;
       ndx_i64 row = ndx_index_launch_row(d, u), e = (u - row * d->row_units) * per;
       ndx_gpu_index_at_wN(p, row, lead, pos);
-      if (!ndx_gpu_index_in(g, 2, pos[2], 1, index_bits)) continue;
-      NDX_GPU_TRACE(NDX_TRACE_INDEX, step, index + pos[2] * ib, ib);
-      ndx_i64 k = ndx_gpu_index_k(d, index, pos[2], index_bits);
+      ndx_i64 k = ndx_gpu_index_value_at(d, index, claims, pos, index_bits, step, g);
       if (k < 0) continue;
-      if (claims) {
-        NDX_GPU_TRACE(NDX_TRACE_CLAIM, step, claims + (pos[3] + k * d->claim_stride), 4);
-        if (!ndx_index_wins(claims, d->claim_stride, pos[3], pos[4], k)) continue;
-      }
       ndx_i64 pd = pos[0] + k * d->step0 + e, s = pos[1] + k * d->step1 + e;
       if (!ndx_gpu_index_in(g, 0, pd, per, bits) || !ndx_gpu_index_in(g, 1, s, per, bits)) continue;
       q[NDX_GPU_BATCH - 1].v.x = (ndx_u64)s, q[NDX_GPU_BATCH - 1].to = pd;
     }
-    for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      ndx_gpu_held h = q[0];
-      if (h.to >= 0) {
-        ndx_i64 ps = (ndx_i64)h.v.x;
-        NDX_GPU_TRACE(NDX_TRACE_IROWS, u0 / size + i, src + ps * eb, vb);
-        h.v = ndx_gpu_load(src, ps / per, vb);
-      }
-      ndx_gpu_push(q, h);
-    }
-    for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      ndx_gpu_held h = q[0];
-      ndx_gpu_push(q, ndx_gpu_none());
-      if (h.to < 0) continue;
-      NDX_GPU_TRACE(NDX_TRACE_IROWS | NDX_TRACE_STORE, u0 / size + i, dst + h.to * eb, vb);
-      ndx_gpu_store(dst, h.to / per, vb, h.v);
-    }
+    ndx_gpu_index_load_batch(q, src, eb, vb, NDX_TRACE_IROWS, u0 / size);
+    ndx_gpu_store_batch(q, dst, eb, vb, NDX_TRACE_IROWS, u0 / size);
   }
 }
 
@@ -233,7 +249,7 @@ NDX_FN void ndx_gpu_index_elems_wN(NDX_CONSTANT const ndx_index_launch *d,
                                    NDX_GLOBAL const ndx_u32 *NDX_RESTRICT claims, int bits,
                                    int index_bits, const ndx_gpu_index_guard *g) {
   NDX_CONSTANT const ndx_pack_head *p = ndx_index_launch_pack(d);
-  int eb = bits / 8, ib = index_bits / 8;
+  int eb = bits / 8;
   ndx_i64 size = NDX_GPU_LAUNCH_SIZE;
   for (ndx_i64 u0 = NDX_GPU_FIRST_UNIT; u0 < d->units; u0 += NDX_GPU_BATCH * size) {
     /* v.x: the source position, until phase 2 loads the value (ndx_gpu_batch.h) */
@@ -244,34 +260,14 @@ NDX_FN void ndx_gpu_index_elems_wN(NDX_CONSTANT const ndx_index_launch *d,
       ndx_gpu_push(q, ndx_gpu_none());
       if (u >= d->units) continue;
       ndx_gpu_index_at_wN(p, u, (int)p->rank, pos);
-      if (!ndx_gpu_index_in(g, 2, pos[2], 1, index_bits)) continue;
-      NDX_GPU_TRACE(NDX_TRACE_INDEX, step, index + pos[2] * ib, ib);
-      ndx_i64 k = ndx_gpu_index_k(d, index, pos[2], index_bits);
+      ndx_i64 k = ndx_gpu_index_value_at(d, index, claims, pos, index_bits, step, g);
       if (k < 0) continue;
-      if (claims) {
-        NDX_GPU_TRACE(NDX_TRACE_CLAIM, step, claims + (pos[3] + k * d->claim_stride), 4);
-        if (!ndx_index_wins(claims, d->claim_stride, pos[3], pos[4], k)) continue;
-      }
       ndx_i64 pd = pos[0] + k * d->step0, s = pos[1] + k * d->step1;
       if (!ndx_gpu_index_in(g, 0, pd, 1, bits) || !ndx_gpu_index_in(g, 1, s, 1, bits)) continue;
       q[NDX_GPU_BATCH - 1].v.x = (ndx_u64)s, q[NDX_GPU_BATCH - 1].to = pd;
     }
-    for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      ndx_gpu_held h = q[0];
-      if (h.to >= 0) {
-        ndx_i64 ps = (ndx_i64)h.v.x;
-        NDX_GPU_TRACE(NDX_TRACE_IELEMS, u0 / size + i, src + ps * eb, eb);
-        h.v = ndx_gpu_load(src, ps, eb);
-      }
-      ndx_gpu_push(q, h);
-    }
-    for (int i = 0; i < NDX_GPU_BATCH; i++) {
-      ndx_gpu_held h = q[0];
-      ndx_gpu_push(q, ndx_gpu_none());
-      if (h.to < 0) continue;
-      NDX_GPU_TRACE(NDX_TRACE_IELEMS | NDX_TRACE_STORE, u0 / size + i, dst + h.to * eb, eb);
-      ndx_gpu_store(dst, h.to, eb, h.v);
-    }
+    ndx_gpu_index_load_batch(q, src, eb, eb, NDX_TRACE_IELEMS, u0 / size);
+    ndx_gpu_store_batch(q, dst, eb, eb, NDX_TRACE_IELEMS, u0 / size);
   }
 }
 
@@ -335,7 +331,7 @@ NDX_FN void ndx_gpu_index_along_pick_wN(NDX_CONSTANT const ndx_index_launch *d,
                                         int index_bits, ndx_i64 lid, ndx_i64 n, ndx_i64 pass,
                                         ndx_i64 step, const ndx_gpu_index_guard *g) {
   NDX_CONSTANT const ndx_pack_head *p = ndx_index_launch_pack(d);
-  int eb = bits / 8, ib = index_bits / 8;
+  int eb = bits / 8;
   ndx_i64 r0, r1, u0, u1, it = 0;
   ndx_index_along_pass(d, pass, &r0, &r1, &u0, &u1);
   for (ndx_i64 c0 = u0 + lid; c0 < u1; c0 += NDX_GPU_BATCH * n, it++) {
@@ -346,9 +342,7 @@ NDX_FN void ndx_gpu_index_along_pick_wN(NDX_CONSTANT const ndx_index_launch *d,
       ndx_gpu_push(q, ndx_gpu_none());
       if (u >= u1) continue;
       ndx_gpu_index_at_wN(p, u, (int)p->rank, pos);
-      if (!ndx_gpu_index_in(g, 2, pos[2], 1, index_bits)) continue;
-      NDX_GPU_TRACE(NDX_TRACE_INDEX, t, index + pos[2] * ib, ib);
-      ndx_i64 k = ndx_gpu_index_k(d, index, pos[2], index_bits);
+      ndx_i64 k = ndx_gpu_index_value_at(d, index, 0, pos, index_bits, t, g);
       if (k < 0) continue;
       ndx_i64 pd = pos[0] + k * d->step0;
       if (!ndx_gpu_index_in(g, 0, pd, 1, bits)) continue;

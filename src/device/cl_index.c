@@ -38,7 +38,7 @@
 #include "cl_runtime.h"
 #include "cl_tuning.h"
 #include "host/ndx_internal.h"
-#include "ndx_copy_geometry.h" /* ndx_bytes_span */
+#include "host/launch.h" /* ndx_launch_bytes */
 #include "ndx_index_launch.h"
 
 /* Idle slots a plan keeps for its next enqueues: this many at most, and
@@ -100,11 +100,8 @@ static int64_t copy_chunk(const ndx_index_plan *p, int64_t *items, int64_t *firs
   const ndx_operands *q = &p->copy;
   *first = *end = 0;
   if (p->bits < 8) {
-    int64_t lo, hi;
-    ndx_operands_span(q, 0, &lo, &hi);
-    ndx_bytes_span(lo, hi, p->bits, first, end);
-    int64_t chunk = ndx_ceil_div(NDX_CL_INDEX_BYTES_ELEMS * (*end - *first), q->numel);
-    if (chunk < 1) chunk = 1;
+    ndx_launch_bytes(q, p->bits, first, end);
+    int64_t chunk = ndx_launch_bytes_chunk(*end - *first, q->numel, NDX_CL_INDEX_BYTES_ELEMS);
     *items = ndx_ceil_div(*end - *first, chunk);
     return chunk;
   }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cuda_index_plan.h"
+#include "host/launch.h" /* ndx_launch_bytes */
 #include "host/ndx_internal.h"
 #include "ndx_index_items.h"
 
@@ -42,11 +43,8 @@ static ndx_status copy_args(ndx_cuda_index_call *c) {
   ndx_cuda_index_args *a = &c->copy;
   size_t used;
   if (p->bits < 8) {
-    int64_t lo, hi;
-    ndx_operands_span(q, 0, &lo, &hi);
-    ndx_bytes_span(lo, hi, p->bits, &a->first, &a->end);
-    a->chunk = ndx_ceil_div(NDX_CUDA_INDEX_BYTES_ELEMS * (a->end - a->first), q->numel);
-    if (a->chunk < 1) a->chunk = 1;
+    ndx_launch_bytes(q, p->bits, &a->first, &a->end);
+    a->chunk = ndx_launch_bytes_chunk(a->end - a->first, q->numel, NDX_CUDA_INDEX_BYTES_ELEMS);
     a->count = ndx_ceil_div(a->end - a->first, a->chunk);
   } else {
     int64_t row = NDX_CUDA_INDEX_ROW_BYTES / (p->bits / 8);

@@ -19,17 +19,13 @@
 #include "ndx_gpu.h"
 #include "cuda_plan.h"
 #include "host/copy_plan.h"
+#include "host/launch.h" /* ndx_launch_bytes */
 #include "host/ndx_internal.h"
-#include "ndx_copy_geometry.h"
 #include "ndx_cuda_select.h"
 
 /* CUDA's kernels add word transposes to the common paths; contiguous copies
  * are cudaMemcpyAsync at every size, rows need unit strides on both sides. */
 static const ndx_copy_caps cuda_caps = {.words_k = NDX_CUDA_WORDS_K, .words_j = NDX_CUDA_WORDS_J};
-
-static int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 static int64_t min64(int64_t a, int64_t b) {
   return a < b ? a : b;
@@ -92,7 +88,7 @@ static ndx_status warp_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
   ndx_cuda_args *a = &s->args;
   a->dj = q->shape[q->rank - 1];
   a->chunk = min64(a->dj, NDX_CUDA_ROW_SEGMENT_BYTES / (p->bits / 8));
-  a->nj = ceil_div(a->dj, a->chunk);
+  a->nj = ndx_ceil_div(a->dj, a->chunk);
   magic64(a->nj, &a->mnj, &a->snj);
   a->count = q->numel / a->dj * a->nj;
   return st;
@@ -151,8 +147,8 @@ static ndx_status t32_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
   group_extents(&q, gk, gj, &a->dk, &a->dj);
   a->tk = a->tj = NDX_CUDA_T32_SIDE;
   a->tb = 1;
-  a->nk = ceil_div(a->dk, a->tk);
-  a->nj = ceil_div(a->dj, a->tj);
+  a->nk = ndx_ceil_div(a->dk, a->tk);
+  a->nj = ndx_ceil_div(a->dj, a->tj);
   a->nbatch = q.numel / (a->dk * a->dj);
   a->count = a->nbatch * a->nk * a->nj;
   return st;
@@ -181,13 +177,13 @@ static ndx_status tile_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
   a->dj = dj;
   a->tk = (int32_t)tk;
   a->tj = (int32_t)tj;
-  a->nk = ceil_div(dk, tk);
-  a->nj = ceil_div(dj, tj);
+  a->nk = ndx_ceil_div(dk, tk);
+  a->nj = ndx_ceil_div(dj, tj);
   a->nbatch = q.numel / (dk * dj);
   int64_t tb = 1;
   if (a->nk == 1 && a->nj == 1) tb = min64(min64(a->nbatch, cap / (tk * tj)), NDX_CUDA_TILE_BATCH);
   a->tb = (int32_t)tb;
-  a->count = ceil_div(a->nbatch, tb) * a->nk * a->nj;
+  a->count = ndx_ceil_div(a->nbatch, tb) * a->nk * a->nj;
   a->pow2 = (tk & (tk - 1)) == 0 && (tj & (tj - 1)) == 0;
   uint64_t m;
   int l;
@@ -225,12 +221,10 @@ static ndx_status words_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
 static ndx_status bytes_step(ndx_cuda_step *s, const ndx_copy_plan *p) {
   const ndx_operands *q = &p->q;
   ndx_status st = start_step(s, NDX_CUDA_BYTES, p, q);
-  int64_t lo, hi;
-  ndx_operands_span(q, 0, &lo, &hi);
-  ndx_bytes_span(lo, hi, p->bits, &s->args.first, &s->args.end);
-  int64_t chunk = ceil_div(NDX_CUDA_BYTES_ELEMS * (s->args.end - s->args.first), q->numel);
-  s->args.chunk = chunk < 1 ? 1 : chunk;
-  s->args.count = ceil_div(s->args.end - s->args.first, s->args.chunk);
+  ndx_launch_bytes(q, p->bits, &s->args.first, &s->args.end);
+  s->args.chunk =
+      ndx_launch_bytes_chunk(s->args.end - s->args.first, q->numel, NDX_CUDA_BYTES_ELEMS);
+  s->args.count = ndx_ceil_div(s->args.end - s->args.first, s->args.chunk);
   return st;
 }
 
@@ -448,7 +442,7 @@ int64_t ndx_cuda_grid(const ndx_cuda_step *s, uint32_t grid[3]) {
     grid[0] = 0;
     return 0;
   }
-  int64_t b = ceil_div(a->count, per_block);
+  int64_t b = ndx_ceil_div(a->count, per_block);
   grid[0] = (uint32_t)(b < NDX_CUDA_MAX_BLOCKS ? b : NDX_CUDA_MAX_BLOCKS);
   return grid[0];
 }

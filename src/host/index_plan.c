@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "index_plan.h"
-#include "ndx_copy_geometry.h" /* ndx_bytes_span */
+#include "launch.h" /* ndx_launch_bytes */
 #include "ndx_index_launch.h"
 #include "ndx_launch.h" /* NDX_GPU_BATCH */
 
@@ -352,9 +352,8 @@ void ndx_index_launch_copy(const ndx_index_plan *p, int64_t local, int64_t max_g
   d->step1 = p->step[1];
   d->claim_stride = p->claim_stride;
   if (p->bits < 8) {
-    int64_t lo, hi, end;
-    ndx_operands_span(q, 0, &lo, &hi);
-    ndx_bytes_span(lo, hi, p->bits, &d->first, &end);
+    int64_t end;
+    ndx_launch_bytes(q, p->bits, &d->first, &end);
     d->units = q->numel ? end - d->first : 0;
     *groups = launch_groups(d->units, 1, local, max_groups);
     return;

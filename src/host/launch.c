@@ -178,6 +178,17 @@ static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_b
     }
 }
 
+void ndx_launch_bytes(const ndx_operands *q, int bits, int64_t *first, int64_t *end) {
+  int64_t lo, hi;
+  ndx_operands_span(q, 0, &lo, &hi);
+  ndx_bytes_span(lo, hi, bits, first, end);
+}
+
+int64_t ndx_launch_bytes_chunk(int64_t bytes, int64_t numel, int64_t elems) {
+  int64_t chunk = ndx_ceil_div(elems * bytes, numel);
+  return chunk < 1 ? 1 : chunk;
+}
+
 void ndx_launch_join(ndx_launch *d, const ndx_operands *q, int bits, int64_t side) {
   int r = q->rank, gk = 0, gj = 0;
   d->join_k = d->join_j = 1;
@@ -260,9 +271,8 @@ static void launch_gpu(const ndx_copy_plan *p, int src_bits, int64_t local, int6
     break;
   }
   case NDX_PATH_BYTES: {
-    int64_t lo, hi, end;
-    ndx_operands_span(q, 0, &lo, &hi);
-    ndx_bytes_span(lo, hi, p->bits, &d->first, &end);
+    int64_t end;
+    ndx_launch_bytes(q, p->bits, &d->first, &end);
     d->units = end - d->first;
     *groups = ndx_ceil_div(d->units, local);
     break;

@@ -53,6 +53,16 @@ typedef struct ndx_cpu_tuning {
  * work-items. Cannot fail. */
 void ndx_launch_cpu(const ndx_copy_plan *p, const ndx_cpu_tuning *t, ndx_launch *d, int64_t *items);
 
+/* The destination bytes [*first, *end) of sub-byte pair `q` of `bits`-bit
+ * elements: the bytes its destination span touches (ndx_bytes_span), each
+ * of which a bytes kernel writes whole. */
+void ndx_launch_bytes(const ndx_operands *q, int bits, int64_t *first, int64_t *end);
+
+/* The destination bytes a work-item of a cpu-shaped bytes kernel takes, of
+ * `bytes` bytes that hold `numel` elements (numel > 0): about `elems`
+ * elements on average, and at least one byte. */
+int64_t ndx_launch_bytes_chunk(int64_t bytes, int64_t numel, int64_t elems);
+
 /* The batch axes that join the tiles of transpose pair `q` (rank >= 2,
  * its last two axes k and j the source's and the destination's unit axes)
  * of `bits`-bit elements where k and j are both shorter than `side`: the

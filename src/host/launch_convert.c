@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "launch.h"
-#include "ndx_copy_geometry.h"
 #include "ndx_internal.h"
 
 ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_layout *dst,
@@ -68,9 +67,8 @@ ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,
     d->chunk = 1;
     break;
   case NDX_CONVERT_BYTES: { /* the destination bytes the layout touches, each whole */
-    int64_t lo, hi, end;
-    ndx_operands_span(q, 0, &lo, &hi);
-    ndx_bytes_span(lo, hi, p->bits, &d->first, &end);
+    int64_t end;
+    ndx_launch_bytes(q, p->bits, &d->first, &end);
     d->units = end - d->first;
     d->chunk = z->elems / 2;
     break;

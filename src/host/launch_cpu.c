@@ -31,13 +31,10 @@ void ndx_launch_cpu(const ndx_copy_plan *p, const ndx_cpu_tuning *t, ndx_launch 
     return;
   }
   case NDX_PATH_BYTES: {
-    int64_t lo, hi, end;
-    ndx_operands_span(q, 0, &lo, &hi);
-    ndx_bytes_span(lo, hi, p->bits, &d->first, &end);
+    int64_t end;
+    ndx_launch_bytes(q, p->bits, &d->first, &end);
     d->units = end - d->first;
-    /* about bytes_elems destination elements per work-item */
-    d->chunk = ndx_ceil_div(t->bytes_elems * d->units, q->numel);
-    if (d->chunk < 1) d->chunk = 1;
+    d->chunk = ndx_launch_bytes_chunk(d->units, q->numel, t->bytes_elems);
     *items = ndx_ceil_div(d->units, d->chunk);
     return;
   }
