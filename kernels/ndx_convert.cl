@@ -12,7 +12,7 @@
  *                      work-item i converts C-order elements [i*chunk,
  *                      (i+1)*chunk), the gpu shape's every launch-size-th
  *                      unit from its global id (an element, or a group of
- *                      a 4-bit source's), a batch loaded before any is
+ *                      a row's elements), a batch loaded before any is
  *                      stored (ndx_convert_units_wN);
  *   ndx_convert_tile   the cpu shape's transposes, destinations of 8 bits and
  *                      up: work-item i converts tile i (ndx_convert_tile_wN);

@@ -11,7 +11,7 @@
  * phase 1 takes elements or a 4-bit source's byte pairs as the
  * descriptor's group says (both phases in one kernel spilled);
  * ndx_convert_elements, every launch-size-th unit (a C-order element, or a
- * 4-bit source's group of a row's elements) from a thread's global index,
+ * group of a row's elements) from a thread's global index,
  * a batch loaded before any is stored, for the other destinations of 8
  * bits and up; ndx_convert_bytes, every
  * launch-size-th byte of a 4-bit destination, each written whole by its

@@ -142,7 +142,7 @@ NDX_FN void ndx_convert_at(NDX_GLOBAL ndx_u8 *dst, ndx_pos pd, NDX_GLOBAL const 
 #define NDX_CONVERT_ITEMS_H_W32
 #endif
 
-/* Group unit u of a 4-bit source (d->group > 1): its elements [x0, x0 +
+/* Group unit u (d->group > 1): its elements [x0, x0 +
  * group) of row u / row_units of the innermost axis, x0 = (u % row_units)
  * * group - skew, and element x0's destination and source positions in
  * *pd and *ps (x0 may lie before the row, and x0 + group past it). */
@@ -159,8 +159,8 @@ NDX_FN ndx_i64 ndx_convert_group_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_i64
 
 /* Phase 1 of unit u of the elements family (ndx_launch.h), the `turn`-th
  * of its work-item: loads what it reads whole, C-order element u's bits of
- * type st where d->group is 1, else, from a 4-bit source, the group's
- * source word of group / 2 bytes (the planner proved it aligned, and the
+ * type st where d->group is 1, else the group's source word of group *
+ * source bits, at most 8 bytes (the planner proved it aligned, and the
  * group's destination elements' store), into v.x, and its first
  * destination position into `to`; a group a row's ends cut (x0 < 0, or
  * past the row) loads nothing and is marked NDX_CONVERT_CUT, for phase 2
@@ -183,12 +183,12 @@ NDX_FN ndx_gpu_held ndx_convert_unit_load_wN(NDX_CONSTANT const ndx_launch *d,
   }
   ndx_i64 pd, ps, x0 = ndx_convert_group_at_wN(d, u, &pd, &ps);
   ndx_i64 n = ndx_extent_wN(p, r - 1), ss = ndx_stride_wN(p, 1, r - 1);
-  ndx_i64 lo = ss > 0 ? ps : ps - (gn - 1); /* the word's first nibble */
+  ndx_i64 lo = ss > 0 ? ps : ps - (gn - 1); /* the word's first element */
   if (x0 < 0 || x0 + gn > n) {
     h.to = NDX_CONVERT_CUT;
-  } else if (ndx_gpu_in(g, 1, lo, gn, 4) && ndx_gpu_in(g, 0, pd, gn, db)) {
-    NDX_GPU_TRACE(NDX_TRACE_GATHER, turn * 1024, src + lo / 2, gn / 2);
-    h.v.x = ndx_convert_word(src, lo / gn, gn / 2);
+  } else if (ndx_gpu_in(g, 1, lo, gn, sb) && ndx_gpu_in(g, 0, pd, gn, db)) {
+    NDX_GPU_TRACE(NDX_TRACE_GATHER, turn * 1024, src + ndx_byte_of(lo, sb), gn * sb / 8);
+    h.v.x = ndx_convert_word(src, lo / gn, gn * sb / 8);
     h.to = pd;
   }
   return h;
@@ -196,13 +196,13 @@ NDX_FN ndx_gpu_held ndx_convert_unit_load_wN(NDX_CONSTANT const ndx_launch *d,
 
 /* Phase 2 of unit u, held `h` from phase 1: converts into type dt and
  * stores, an element, or a word's elements as one access (element t in
- * bits t*db.., a source stride of -1 reading the word's nibbles from the
+ * bits t*db.., a source stride of -1 reading the word's elements from the
  * top), or a cut group's elements in the row one at a time. */
 NDX_FN void ndx_convert_unit_store_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *dst,
                                       NDX_GLOBAL const ndx_u8 *src, ndx_i64 u, ndx_gpu_held h,
                                       int st, int dt, ndx_i64 turn, const ndx_gpu_guard *g) {
   NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
-  int db = ndx_cv_bits(dt), gn = (int)d->group, r = (int)p->rank;
+  int sb = ndx_cv_bits(st), db = ndx_cv_bits(dt), gn = (int)d->group, r = (int)p->rank;
   ndx_i64 ss = ndx_stride_wN(p, 1, r - 1);
   if (h.to >= 0 && gn <= 1) {
     NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, turn * 1024, dst + h.to * (db / 8), db / 8);
@@ -214,7 +214,7 @@ NDX_FN void ndx_convert_unit_store_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOB
     w.x = w.y = 0;
     for (int t = 0; t < gn; t++) {
       int at = ss > 0 ? t : gn - 1 - t, sh = t * db;
-      ndx_u64 c = ndx_convert_bits((h.v.x >> (4 * at)) & 15u, st, dt);
+      ndx_u64 c = ndx_convert_bits((h.v.x >> (sb * at)) & (((ndx_u64)1 << sb) - 1), st, dt);
       if (sh < 64)
         w.x |= c << sh;
       else
@@ -225,12 +225,13 @@ NDX_FN void ndx_convert_unit_store_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOB
     ndx_i64 pd, ps, x0 = ndx_convert_group_at_wN(d, u, &pd, &ps), n = ndx_extent_wN(p, r - 1);
     for (int t = 0; t < gn; t++) {
       ndx_i64 x = x0 + t, pdx = pd + t, psx = ps + t * ss;
-      if (x < 0 || x >= n || !ndx_gpu_in(g, 0, pdx, 1, db) || !ndx_gpu_in(g, 1, psx, 1, 4))
+      if (x < 0 || x >= n || !ndx_gpu_in(g, 0, pdx, 1, db) || !ndx_gpu_in(g, 1, psx, 1, sb))
         continue;
-      NDX_GPU_TRACE(NDX_TRACE_GATHER, turn * 1024 + 1 + t, src + ndx_byte_of(psx, 4), 1);
+      NDX_GPU_TRACE(NDX_TRACE_GATHER, turn * 1024 + 1 + t, src + ndx_byte_of(psx, sb),
+                    sb < 8 ? 1 : sb / 8);
       NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, turn * 1024 + 1 + t, dst + pdx * (db / 8),
                     db / 8);
-      ndx_convert_store(dst, pdx, db, ndx_convert_bits(ndx_load_bits(src, psx, 4), st, dt));
+      ndx_convert_store(dst, pdx, db, ndx_convert_bits(ndx_convert_load(src, psx, sb), st, dt));
     }
   }
 }

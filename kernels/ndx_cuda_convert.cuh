@@ -4,7 +4,7 @@
  * into kernels and tests/test_convert_emulate.cu runs them thread by
  * thread on the host. Each thread takes every launch-size-th unit of the
  * descriptor (ndx_cuda_convert_args.h) from its global index, a unit being
- * one of ndx_convert_items.h's: an element or a group of a 4-bit source's
+ * one of ndx_convert_items.h's: an element or a group of a row's elements
  * (ndx_convert_elements), or a
  * byte of a 4-bit destination (ndx_convert_bytes). */
 #ifndef NDX_CUDA_CONVERT_CUH
@@ -23,7 +23,7 @@
 namespace ndx_convert_cuda {
 
 /* Thread `tid` of `nthreads`: units tid, tid + nthreads, ... (C-order
- * elements, or a 4-bit source's groups) of type st into type dt
+ * elements, or groups of a row's) of type st into type dt
  * (destinations of 8 bits and up), a batch loaded before any is stored
  * (ndx_convert_units_wN). */
 __host__ __device__ inline void elements_body(const ndx_cuda_convert_args &a,

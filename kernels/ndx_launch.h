@@ -111,10 +111,12 @@ typedef struct ndx_launch {
   ndx_i64 batch_axes;
   ndx_i64 vector; /* rows: bytes of one access, a power of two from 1 to 16 */
   ndx_i64 first;  /* bytes: the first destination byte */
-  /* conversions from 4-bit sources (ndx_launch_convert, gpu shape): the
-   * elements a unit converts from one source word of group / 2 bytes,
-   * consecutive along the source's unit axis (its stride 1 or -1), so that
-   * a warp's loads are whole bytes, not nibbles; 1: element by element.
+  /* conversions (ndx_launch_convert, gpu shape): the elements a unit
+   * converts from one source word of group * source bits, consecutive
+   * along the source's unit axis (its stride 1 or -1), so that a warp's
+   * loads are whole bytes, not nibbles (the transpose, from a 4-bit
+   * source), or words of several elements (the elements family, from a
+   * source of up to 32 bits); 1: element by element.
    * The elements family: a unit is `group` elements of a row of the
    * innermost axis, `row_units` of them a row (row_magic, row_shift), the
    * row's first unit `skew` elements short (it starts inside a word), and

@@ -188,11 +188,12 @@ static uint8_t pattern(size_t i) {
 
 static long long runs[NDX_CONVERT_FAMILIES][2]; /* [family][wide] conversions emulated */
 static long long looped;                        /* ... on one block, threads looping */
-/* conversions from 4-bit sources grouped (ndx_launch.group), [0] the
- * elements family's groups, [1] the transpose's pairs: in all, from a
+/* conversions grouped (ndx_launch.group): [0] the elements family's
+ * groups from a 4-bit source, [1] the transpose's pairs of one, [2] the
+ * elements family's groups from a source of 8 to 32 bits; in all, from a
  * source reversed along the grouped axis, and with partial groups (rows
  * whose first unit is short and whose last is partial; an odd k extent) */
-static long long grouped[2], grouped_reversed[2], grouped_partial[2];
+static long long grouped[3], grouped_reversed[3], grouped_partial[3];
 
 /* Runs every thread of launch c's grid (one block with `one_block`), in
  * reverse order with `reverse`. */
@@ -259,14 +260,14 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
     looped += one_block;
     const ndx_launch *L = &c.args.d;
     if (L->group > 1) {
-      int tile = c.family == NDX_CONVERT_TRANSPOSE;
+      int tile = c.family == NDX_CONVERT_TRANSPOSE, kind = sb > 4 ? 2 : tile;
       const ndx_pack_head *ph = (const ndx_pack_head *)c.args.pack;
       int ax = (int)ph->rank - 1 - tile;
       int64_t st = ph->wide ? ndx_stride_w64(ph, 1, ax) : ndx_stride_w32(ph, 1, ax);
       int64_t ext = ph->wide ? ndx_extent_w64(ph, ax) : ndx_extent_w32(ph, ax);
-      grouped[tile]++;
-      grouped_reversed[tile] += st < 0;
-      grouped_partial[tile] +=
+      grouped[kind]++;
+      grouped_reversed[kind] += st < 0;
+      grouped_partial[kind] +=
           tile ? (ext * L->join_k) % 2 == 1 : L->skew > 0 && (ext + L->skew) % L->group != 0;
     }
   }
@@ -340,9 +341,10 @@ int main(int argc, char **argv) {
                wide ? 64 : 32, runs[f][wide]);
       tap(runs[f][wide] > 0, name, "never planned by any case");
     }
-  const char *what[2] = {"ndx_convert_elements' groups of a 4-bit source's elements",
-                         "ndx_convert_transpose's pairs of a 4-bit source's elements"};
-  for (int k = 0; k < 2; k++) {
+  const char *what[3] = {"ndx_convert_elements' groups of a 4-bit source's elements",
+                         "ndx_convert_transpose's pairs of a 4-bit source's elements",
+                         "ndx_convert_elements' groups of an 8 to 32-bit source's elements"};
+  for (int k = 0; k < 3; k++) {
     char name[256];
     snprintf(name, sizeof name,
              "%s ran (%lld conversions), from reversed sources (%lld), with partial groups (%lld)",

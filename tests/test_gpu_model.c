@@ -94,11 +94,11 @@ Test(gpu_model, the_gpu_kernels_keep_their_bounds, .timeout = 300) {
 }
 
 /* The conversion cases whose bodies (kernels/ndx_convert_items.h and
- * ndx_convert_gpu.h) reach their bounds: a contiguous pair and an inner
- * flip, whose warps load and store adjacent elements, and the two from a
- * 4-bit source, whose lanes read whole source words (a row's groups of
- * elements, a tile row's pairs; a nibble a lane reads half a sector); the
- * elements family with a batch of loads in flight. */
+ * ndx_convert_gpu.h) reach their bounds: two contiguous pairs and an
+ * inner flip, whose warps load and store adjacent elements, and the two
+ * from a 4-bit source, whose lanes read whole source words (a row's groups
+ * of elements, a tile row's pairs; a nibble a lane reads half a sector);
+ * the elements family with a batch of loads in flight. */
 Test(gpu_model, the_gpu_conversions_keep_their_bounds, .timeout = 300) {
   static const struct {
     const char *name, *path;
@@ -107,6 +107,7 @@ Test(gpu_model, the_gpu_conversions_keep_their_bounds, .timeout = 300) {
       {"convert bf16 -> f32 flip 4096x4096", "cv-elems"},
       {"convert f4e2m1fn -> f16 4096x4096", "cv-elems"},
       {"convert f4e2m1fn -> f16 transpose 4096x4096", "cv-tile"},
+      {"convert i8 -> f32 contiguous", "cv-elems"},
   };
   gpu_case cases[48];
   int n = gpu_cases(cases, 48);
@@ -122,9 +123,10 @@ Test(gpu_model, the_gpu_conversions_keep_their_bounds, .timeout = 300) {
                 cases[i].name, r.load_use, r.load_bound, r.store_use, r.store_bound, r.waves,
                 r.ideal);
       cr_assert_gt(r.in_flight, 0, "%s: nothing in flight", cases[i].name);
-      /* the elements family loads a batch of units before it stores any:
-       * the 15 KiB an SM needs from 2-byte source elements up (one unit a
-       * turn had 4-8 KiB) */
+      /* the elements family loads a batch of units before it stores any,
+       * each a group's source word where the layout allows
+       * (ndx_launch.group): the 15 KiB an SM needs (one element a unit
+       * from a 1-byte source had 8 KiB) */
       if (strcmp(r.path, "cv-elems") == 0)
         cr_assert_geq(r.in_flight, 15 * 1024, "%s: %.1f KiB in flight", cases[i].name,
                       r.in_flight / 1024);

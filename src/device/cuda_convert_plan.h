@@ -31,7 +31,7 @@ typedef struct ndx_cuda_convert_launch {
  * src_l of `src_bits`-bit ones, with the copy planner's `copy_flags`
  * (NDX_COPY_WIDE: the 64-bit index form even where 32 bits do), for
  * buffers that both start on `align` bytes (a power of two; the widest
- * access a 4-bit source's grouped elements may take, ndx_launch_convert);
+ * access grouped elements may take, ndx_launch_convert);
  * no CUDA call. Errors name `fn`. */
 ndx_status ndx_cuda_convert_fill(ndx_cuda_convert_launch *c, const char *fn,
                                  const ndx_layout *dst_l, int dst_bits, const ndx_layout *src_l,

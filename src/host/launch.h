@@ -124,10 +124,10 @@ ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, const ndx_conve
  * destination bytes from `first`), on the cpu shape `chunk`, the units of a
  * work-item (a tile's `tile_k`, `tile_j`, `tiles_j` and `row_units` for
  * tiles), and for the gpu shape's transposes ndx_launch_gpu_convert's tile.
- * On the gpu shape a 4-bit source's elements go `group` a unit where the
- * layout and z->align allow (ndx_launch.h): the elements family's units
- * are then groups of a row's elements, `row_units` a row, and a
- * transpose's phase-1 slots pairs of a tile row.
+ * On the gpu shape a source's elements go `group` a unit where the layout
+ * and z->align allow (ndx_launch.h): the elements family's units (sources
+ * up to 32 bits) are then groups of a row's elements, `row_units` a row,
+ * and a transpose's phase-1 slots (4-bit sources) pairs of a tile row.
  * *work is the work-groups to launch on the gpu shape, one work-item a
  * batch of NDX_GPU_BATCH units for the elements family, a unit for bytes
  * (a work-group a tile) up to z->max_groups, else the work-items. Cannot

@@ -16,24 +16,27 @@ ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, const ndx_conve
   return z->local == 0 ? NDX_CONVERT_TILE : NDX_CONVERT_TRANSPOSE;
 }
 
-/* The gpu shape's elements family from a 4-bit source (ndx_launch.group):
- * units of G consecutive elements of a row of the innermost axis, one load
- * of their G / 2 source bytes and one store of their G * bits destination
- * bits, the widest G up to a 16-byte store that the buffers' `align` and
- * the layout prove aligned: the innermost axis of stride 1 in the
- * destination and 1 or -1 in the source, every other stride a multiple of
- * G on both sides, and the source's word boundaries at the same elements
- * of a row as the destination's (each row's first unit `skew` elements
- * short). Else element by element (group 1). */
+/* The gpu shape's elements family from a source of up to 32 bits
+ * (ndx_launch.group): units of G consecutive elements of a row of the
+ * innermost axis, one load of their G * src_bits source bits and one store
+ * of their G * bits destination bits, the widest G up to an 8-byte load
+ * and a 16-byte store that the buffers' `align` and the layout prove
+ * aligned: the innermost axis of stride 1 in the destination and 1 or -1
+ * in the source, every other stride a multiple of G on both sides, and the
+ * source's word boundaries at the same elements of a row as the
+ * destination's (each row's first unit `skew` elements short). Else
+ * element by element (group 1). The wider accesses put G times the bytes
+ * in flight (ndx-bench --gpu-model, "convert i8 -> f32 contiguous"). */
 static void convert_group(const ndx_copy_plan *p, int src_bits, int64_t align, ndx_launch *d) {
   const ndx_operands *q = &p->q;
   int r = q->rank;
   d->group = 1;
-  if (src_bits != 4 || p->bits < 8 || r < 1) return;
+  if (src_bits > 32 || p->bits < 8 || r < 1) return;
   int64_t n = q->shape[r - 1], ss = q->strides[1][r - 1];
   if (q->strides[0][r - 1] != 1 || (ss != 1 && ss != -1)) return;
-  for (int64_t g = 128 / p->bits; g >= 2; g /= 2) {
-    if (g * p->bits / 8 > align || n < g) continue;
+  int64_t widest = p->bits > src_bits ? p->bits : src_bits, most = 64 / src_bits;
+  for (int64_t g = 128 / p->bits < most ? 128 / p->bits : most; g >= 2; g /= 2) {
+    if (g * widest / 8 > align || n < g) continue;
     bool fits = true;
     for (int a = 0; a < r - 1 && fits; a++)
       fits = q->strides[0][a] % g == 0 && q->strides[1][a] % g == 0;
