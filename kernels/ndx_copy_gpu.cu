@@ -69,7 +69,9 @@ template <int BITS> NDX_GPU_KERNEL ndx_gather(NDX_GPU_ARGS) {
     ndx_gpu_gather_w32(&a.d, dst, src, BITS, &g);
 }
 
-template <int BITS> NDX_GPU_KERNEL ndx_transpose(NDX_GPU_ARGS) {
+template <int BITS>
+static __global__ void __launch_bounds__(NDX_GPU_THREADS, NDX_CUDA_TILE_BLOCKS)
+    ndx_transpose(NDX_GPU_ARGS) {
   __shared__ ndx_u128 tile[(NDX_GPU_TILE_BYTES(BITS) + 15) / 16];
   ndx_gpu_guard g = {0};
   if (ndx_launch_pack(&a.d)->wide)

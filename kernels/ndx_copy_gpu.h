@@ -183,6 +183,7 @@ NDX_FN ndx_i64 ndx_gpu_joined(ndx_i64 g0, int r0, ndx_i64 a, int ext, ndx_i64 s,
 #define ndx_gpu_gather_wN NDX_WN(ndx_gpu_gather_w32, ndx_gpu_gather_w64)
 #define ndx_gpu_tile_at_wN NDX_WN(ndx_gpu_tile_at_w32, ndx_gpu_tile_at_w64)
 #define ndx_gpu_tile_source_wN NDX_WN(ndx_gpu_tile_source_w32, ndx_gpu_tile_source_w64)
+#define ndx_gpu_tile_words_wN NDX_WN(ndx_gpu_tile_words_w32, ndx_gpu_tile_words_w64)
 #define ndx_gpu_tile_load_wN NDX_WN(ndx_gpu_tile_load_w32, ndx_gpu_tile_load_w64)
 #define ndx_gpu_tile_store_wN NDX_WN(ndx_gpu_tile_store_w32, ndx_gpu_tile_store_w64)
 #define ndx_gpu_bits_load_wN NDX_WN(ndx_gpu_bits_load_w32, ndx_gpu_bits_load_w64)
@@ -427,16 +428,74 @@ NDX_FN ndx_i64 ndx_gpu_tile_source_wN(NDX_CONSTANT const ndx_launch *d, const nd
   return a * d->pitch + b * tb;
 }
 
+/* Phase 1 by words (d->group > 1: 8- and 16-bit elements whose tile rows
+ * start on a source word, ndx_launch.h): work-item `lid` of `n` takes
+ * slots of a tile row, slots_k of them a row, slot c the group's elements
+ * from k0 + c * group (c less the row's realign, in words), one load of
+ * their 4-byte source word, NDX_GPU_BATCH slots before it puts any, each
+ * element put in the order of ndx_launch_put as the planner's bank check
+ * takes it. A byte a lane puts a warp's loads four times the bytes in
+ * flight of one element a lane (ndx-bench --gpu-model, "transpose 8-bit
+ * 8192x8192"). */
+NDX_FN void ndx_gpu_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
+                                  NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
+                                  int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
+                                  const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  /* gn, d->group: a 4-byte word's elements, a constant where bits is one,
+   * so that the loop over a slot's puts unrolls and the batch stays in
+   * registers (ndx_gpu_batch.h) */
+  int r = (int)p->rank, eb = bits / 8, gn = 4 / eb;
+  ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1) * d->join_j;
+  ndx_i64 ssj = ndx_stride_wN(p, 1, r - 1), elems = d->slots_k * d->tile_j;
+  for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
+    /* at: the slot's first byte of the tile times 2, plus ndx_launch_put's
+     * x ^ 1 bit; -1 where it loads nothing */
+    ndx_u32 v[NDX_GPU_BATCH];
+    int at[NDX_GPU_BATCH];
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n;
+      at[i] = -1, v[i] = 0;
+      if (e >= elems) continue;
+      /* a slot of a tile: 32-bit division (a 64-bit one spills) */
+      int a = (int)e / (int)d->slots_k, s = (int)e - a * (int)d->slots_k;
+      if (w->j0 + a >= dj) continue;
+      ndx_i64 row = w->pos[1] + w->k0 + ndx_gpu_joined(w->jg, w->jr, a, w->jext, ssj, w->jsg);
+      ndx_i64 word = s - ndx_gpu_realign(row / gn, d->realign_k), b = word * gn;
+      if (word < 0 || b >= d->tile_k || w->k0 + b >= dk) continue;
+      if (!ndx_gpu_in(g, 1, row + b, gn, bits)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + (row + b) * eb, 4);
+      v[i] = ndx_load32(src, (row + b) / gn);
+      at[i] = (int)(a * d->pitch + b * eb) * 2 + ((int)ndx_launch_put(word, 1, eb) ^ 1);
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++)
+      for (int x = 0; x < gn; x++) {
+        if (at[i] < 0) continue;
+        int t = x ^ (at[i] & 1), to = (at[i] >> 1) + t * eb;
+        ndx_u128 u;
+        u.x = (v[i] >> (8 * eb * t)) & ((1u << (8 * eb)) - 1u), u.y = 0;
+        NDX_GPU_TRACE(NDX_TRACE_TILE | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
+                      (step * 1024 + (e0 - lid) / n + i) * 4 + x, tile + to, eb);
+        ndx_gpu_tile_put(tile, to, eb, u);
+      }
+  }
+}
+
 /* Phase 1 (8 bits and up): work-item `lid` of `n` loads elements along
  * k, the source's unit axis, into row j - j0 of the tile, NDX_GPU_BATCH of
  * them (2 of 8 or 16 bytes) before it stores any; a row takes slots_k
- * work-items. `step`: the tile's turn in the work-group's loop, for
- * NDX_GPU_TRACE. Along k and j, those of the joined matrix (ndx_launch.h):
- * dk and dj are its extents. */
+ * work-items; by words where d->group > 1 (ndx_gpu_tile_words_wN). `step`:
+ * the tile's turn in the work-group's loop, for NDX_GPU_TRACE. Along k and
+ * j, those of the joined matrix (ndx_launch.h): dk and dj are its
+ * extents. */
 NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
                                  NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
                                  int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
                                  const ndx_gpu_guard *g) {
+  if (bits < 32 && d->group > 1) {
+    ndx_gpu_tile_words_wN(d, w, tile, src, bits, lid, n, step, g);
+    return;
+  }
   NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
   int r = (int)p->rank, eb = bits / 8;
   ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1) * d->join_j;

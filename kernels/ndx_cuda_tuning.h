@@ -16,6 +16,14 @@
  * figures. Not yet measured on a GPU. */
 #define NDX_CUDA_BATCH_BLOCKS 3
 
+/* The blocks an SM must hold at once for the copy's transposes
+ * (ndx_transpose of kernels/ndx_copy_gpu.cu): left to itself ptxas gives
+ * them 98-110 registers, two blocks an SM, and the loads in flight that
+ * the GPU memory model counts at the occupancy of threads, blocks and
+ * work-group memory (8 blocks) would be a quarter as many; at 4 they get
+ * 64 and spill none at any width. Not yet measured on a GPU. */
+#define NDX_CUDA_TILE_BLOCKS 4
+
 /* Most blocks a launch uses; grid-stride loops take the rest. */
 #define NDX_CUDA_MAX_BLOCKS 16384
 

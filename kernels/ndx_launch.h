@@ -111,20 +111,21 @@ typedef struct ndx_launch {
   ndx_i64 batch_axes;
   ndx_i64 vector; /* rows: bytes of one access, a power of two from 1 to 16 */
   ndx_i64 first;  /* bytes: the first destination byte */
-  /* conversions (ndx_launch_convert, gpu shape): the elements a unit
-   * converts from one source word of group * source bits, consecutive
-   * along the source's unit axis (its stride 1 or -1), so that a warp's
-   * loads are whole bytes, not nibbles (the transpose, from a 4-bit
-   * source), or words of several elements (the elements family, from a
-   * source of up to 32 bits); 1: element by element.
+  /* the elements a unit moves from one source word of group * source
+   * bits, consecutive along the source's unit axis, so that a warp's loads
+   * are whole bytes, not nibbles (a conversion's transpose from a 4-bit
+   * source, stride 1 or -1), or words of several elements (a copy's
+   * transpose of 8- and 16-bit elements, stride 1, 4-byte words; the
+   * conversions' elements family, from a source of up to 32 bits, stride 1
+   * or -1); 1: element by element.
    * The elements family: a unit is `group` elements of a row of the
    * innermost axis, `row_units` of them a row (row_magic, row_shift), the
    * row's first unit `skew` elements short (it starts inside a word), and
    * each whole unit is one load of its source word and one store of its
    * group * destination bits; the planner has proved every whole unit's
-   * word and store aligned. The transpose: a phase-1 slot is `group`
-   * elements of a tile row, slots_k slots a row, put into the tile in the
-   * order of ndx_launch_put. */
+   * word and store aligned. A transpose: a phase-1 slot is `group`
+   * elements of a tile row, slots_k slots a row (realign_k counts words),
+   * put into the tile in the order of ndx_launch_put. */
   ndx_i64 group, skew;
 } ndx_launch;
 
@@ -139,10 +140,10 @@ NDX_FN ndx_i64 ndx_launch_row(NDX_CONSTANT const ndx_launch *d, ndx_i64 n) {
   return (ndx_i64)((ndx_mulhi64(d->row_magic, u) + u) >> (int)d->row_shift);
 }
 
-/* The element of its group that slot c of a conversion's phase 1 puts
- * into the tile at its x-th put (ndx_launch.group 2, elements of `eb`
- * bytes): x, or the other one for the slots whose pair lies in an odd 128
- * bytes of the tile row, so that the 32 puts of a warp along one row fall
+/* The element of its group that slot c of a transpose's phase 1 puts
+ * into the tile at its x-th put (ndx_launch.group > 1, elements of `eb`
+ * bytes): x, or its neighbour (x ^ 1) for the slots whose pair lies in an
+ * odd 128 bytes of the tile row, so that the 32 puts of a warp along one row fall
  * on 32 banks (4- and 8-byte elements two a slot ask each bank twice in
  * order). The planner's bank check (src/host/launch.c) takes the same. */
 NDX_FN ndx_i64 ndx_launch_put(ndx_i64 c, ndx_i64 x, ndx_i64 eb) {

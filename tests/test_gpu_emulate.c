@@ -223,6 +223,59 @@ Test(gpu_emulate, realigned_tile_rows_every_width, .timeout = 600) {
     }
 }
 
+/* Phase 1 by source words (ndx_launch.group, 8- and 16-bit copies): tile
+ * rows that start and end on 4-byte source words take a word a slot, on
+ * sectors and off them (realigned by words), with the last tile along k
+ * cut; a row off a word (the offset, or the k extent) or a flipped k takes
+ * an element a slot. Each case must take the slots it is built for, so
+ * that a planner that stopped doing so fails here. */
+Test(gpu_emulate, tile_rows_by_source_words, .timeout = 600) {
+  static const struct {
+    int64_t nb, a, b, pd, offd, ps, offs;
+    bool flip, words, realign; /* flip: k reversed in the source */
+  } shapes[] = {
+      {2, 256, 256, 256, 0, 256, 0, false, true, false},   /* on sectors, whole tiles */
+      {1, 1000, 40, 40, 0, 1024, 0, false, true, false},   /* the last tile along k cut */
+      {2, 300, 70, 96 * 4, 0, 304, 4, false, true, true},  /* rows off sectors, on words */
+      {2, 300, 70, 96 * 4, 0, 301, 1, false, false, true}, /* rows off words */
+      {2, 301, 64, 64, 0, 320, 0, false, false, false},    /* the k extent off words */
+      {2, 256, 64, 64, 0, 256, 0, true, false, false},     /* k reversed */
+  };
+  int widths[] = {8, 16};
+  for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+      cuda_case c = {.bits = widths[w]};
+      snprintf(c.name, sizeof c.name, "words case %zu", s);
+      cuda_padded_transpose(&c, shapes[s].nb, shapes[s].a, shapes[s].b, shapes[s].pd,
+                            shapes[s].offd, shapes[s].ps, shapes[s].offs);
+      if (shapes[s].flip) {
+        ndx_range fr[3] = {
+            {0, shapes[s].nb, 1}, {shapes[s].a - 1, shapes[s].a, -1}, {0, shapes[s].b, 1}};
+        ndx_layout f;
+        cr_assert_eq(ndx_slice(&f, &c.src, fr), NDX_OK, "%s", ndx_last_error());
+        c.src = f;
+      }
+      ndx_copy_plan p;
+      cr_assert_eq(ndx_copy_plan_make(&p, "test", &c.dst, &c.src, c.bits, &ndx_gpu_caps, 0),
+                   NDX_OK);
+      cr_assert_eq(p.path, NDX_PATH_TRANSPOSE, "%s", c.name);
+      uint64_t buf[(sizeof(ndx_launch) + 7) / 8];
+      ndx_launch *d = (ndx_launch *)buf;
+      int64_t groups;
+      ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
+      int64_t want = shapes[s].words ? 32 / c.bits : 1;
+      cr_assert_eq(d->group, want, "%s, %d bits: group %lld", c.name, c.bits, (long long)d->group);
+      cr_assert_eq(d->realign_k != 0, shapes[s].realign, "%s, %d bits: realign_k %lld", c.name,
+                   c.bits, (long long)d->realign_k);
+      if (shapes[s].words && s == 1)
+        cr_assert_neq(shapes[s].a % d->tile_k, 0, "%s, %d bits: tile_k %lld", c.name, c.bits,
+                      (long long)d->tile_k);
+      int paths[NDX_PATH_BYTES + 1] = {0};
+      check_case(&c, false, paths);
+      check_case(&c, true, paths);
+    }
+}
+
 /* Rows through work-group memory (ndx_launch.h: stage_units): rows off the
  * sectors on the source's side, the destination's or both, at the same
  * skew or not, rows a pass holds several of, one of, and rows longer than

@@ -120,18 +120,68 @@ static bool nibble_pairs(const ndx_operands *q) {
   return on;
 }
 
+/* The elements of a copy's phase-1 source word (ndx_launch.group) for
+ * transpose pair q of `bits`-bit elements whose joined k extent is dk: 4 /
+ * bytes for 8- and 16-bit elements where every tile row starts on a 4-byte
+ * word and ends on one (along k, the source's unit axis, of stride 1: the
+ * offset, every other stride and dk multiples of it); else 1. */
+static int64_t copy_words(const ndx_operands *q, int bits, int64_t dk) {
+  int r = q->rank;
+  int64_t g = bits == 8 || bits == 16 ? 32 / bits : 1;
+  bool on = g > 1 && q->strides[1][r - 2] == 1 && q->offset[1] % g == 0 && dk % g == 0;
+  for (int a = 0; a < r && on; a++)
+    if (a != r - 2) on = q->strides[1][a] % g == 0;
+  return on ? g : 1;
+}
+
+/* The phase-1 slots of a tile_shape tile of tk x tj (k: the source's unit
+ * axis, of joined extent dk) whose slots take `group` elements of a
+ * source word each (ndx_launch.group): along a tile row of whole sectors,
+ * group * 32 elements where the square's are 32 (a long j side shortened
+ * until the tile fits with room for a pitch), so that a warp's slots lie
+ * in one row; tiles along k start on a word. Sets d's tile, realigns,
+ * slots and the first pitch that leaves the banks clear (else the row's
+ * own bytes), and returns whether one does. */
+static bool tile_slots(ndx_launch *d, const ndx_operands *q, int bits, int src_bits, int64_t dk,
+                       int64_t tk, int64_t tj, int64_t group) {
+  int r = q->rank;
+  int64_t eb = bits / 8, side = NDX_GPU_TILE_SIDE(bits), es = src_bits / 8;
+  if (group > 1 && tk == side && dk > side) {
+    tk = dk < group * side ? dk : group * side;
+    while (tj > side && tj * (tk + 4) * eb > NDX_GPU_TILE_BYTES(bits))
+      tj = tj / 2 < side ? side : tj / 2;
+  }
+  if (tk < dk) tk -= tk % group;
+  d->group = group, d->tile_k = tk, d->tile_j = tj, d->pitch = tk * eb;
+  bool unit_k = q->strides[1][r - 2] == 1; /* not -1: realigning needs the row's first element */
+  int64_t kw = ndx_ceil_div(tk, group);    /* phase 1's slots of a row, of es * group bytes */
+  d->realign_k =
+      unit_k && es > 0 ? realign(rows_on_sectors(q, 1, r - 2, tk, es), kw, es * group) : 0;
+  d->realign_j = realign(rows_on_sectors(q, 0, r - 1, tj, eb), tj, eb);
+  d->slots_k = slots(kw, d->realign_k);
+  d->slots_j = slots(tj, d->realign_j);
+  for (int64_t pitch = tk * eb; tj * pitch <= NDX_GPU_TILE_BYTES(bits); pitch += eb)
+    if (banks_clear(pitch, eb, tk, tj, d->slots_k, d->slots_j, group)) {
+      d->pitch = pitch;
+      return true;
+    }
+  return false;
+}
+
 /* A transpose tile of `bits`-bit elements (8 and up) for pair q, whose
  * transpose axes are r-2 (k, the source's unit axis) and r-1 (j, the
  * destination's), of extents dk x dj (ndx_launch.h): its shape, which
  * sides realign, and the first pitch that leaves the banks clear within
  * NDX_GPU_TILE_BYTES (else the row's own bytes). The source's elements are
- * `src_bits` wide (a conversion's; a copy's are `bits`): the tile holds
- * `bits`-bit elements, and the source's sectors decide whether its rows
- * are on them and how phase 1 realigns (a 4-bit source: never; its slots
- * take the pairs of a source byte where nibble_pairs holds, d->group 2,
- * along rows of 64 elements, a sector of source bytes). */
-static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_bits, int64_t dk,
-                       int64_t dj) {
+ * `src_bits` wide (a conversion's, `convert`; a copy's are `bits`): the
+ * tile holds `bits`-bit elements, and the source's sectors decide whether
+ * its rows are on them and how phase 1 realigns (a 4-bit source: never;
+ * its slots take the pairs of a source byte where nibble_pairs holds,
+ * d->group 2, along rows of 64 elements, a sector of source bytes). A
+ * copy's slots take a source word's elements where copy_words allows,
+ * realigning by words. */
+static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_bits, bool convert,
+                       int64_t dk, int64_t dj) {
   /* square; a side shorter than the square's with the other not: that
    * side whole, the other as long as the tile allows (a 3 x 1000003
    * transpose, whose 32 x 32 tiles would leave 29 lanes of 32 idle on one
@@ -153,29 +203,9 @@ static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_b
     tk = dk < run ? dk : run;
   else if (dj > side && !rows_on_sectors(q, 0, r - 1, side, eb))
     tj = dj < run ? dj : run;
-  /* a 4-bit source: a phase-1 slot converts the two elements of a source
-   * byte (ndx_launch.group), where every pair is one byte, along a tile row
-   * of whole sectors: 64 elements where the square's 32 are 16 bytes (a
-   * long j side shortened until the tile fits with room for a pitch); tiles
-   * along k start on even k */
-  d->group = src_bits == 4 && nibble_pairs(q) ? 2 : 1;
-  if (d->group > 1 && tk == side && dk > side) {
-    tk = dk < 2 * side ? dk : 2 * side;
-    while (tj > side && tj * (tk + 4) * eb > NDX_GPU_TILE_BYTES(bits))
-      tj = tj / 2 < side ? side : tj / 2;
-  }
-  if (d->group > 1 && tk < dk && tk % 2) tk--;
-  d->tile_k = tk, d->tile_j = tj, d->pitch = tk * eb;
-  bool unit_k = q->strides[1][r - 2] == 1; /* not -1: realigning needs the row's first element */
-  d->realign_k = unit_k && es > 0 ? realign(rows_on_sectors(q, 1, r - 2, tk, es), tk, es) : 0;
-  d->realign_j = realign(rows_on_sectors(q, 0, r - 1, tj, eb), tj, eb);
-  d->slots_k = d->group > 1 ? ndx_ceil_div(tk, d->group) : slots(tk, d->realign_k);
-  d->slots_j = slots(tj, d->realign_j);
-  for (int64_t pitch = tk * eb; tj * pitch <= NDX_GPU_TILE_BYTES(bits); pitch += eb)
-    if (banks_clear(pitch, eb, tk, tj, d->slots_k, d->slots_j, d->group)) {
-      d->pitch = pitch;
-      return;
-    }
+  int64_t group = convert ? (src_bits == 4 && nibble_pairs(q) ? 2 : 1) : copy_words(q, bits, dk);
+  if (!tile_slots(d, q, bits, src_bits, dk, tk, tj, group) && group > 1)
+    tile_slots(d, q, bits, src_bits, dk, tk, tj, 1); /* a slot an element: every pitch tried */
 }
 
 void ndx_launch_bytes(const ndx_operands *q, int bits, int64_t *first, int64_t *end) {
@@ -239,9 +269,9 @@ static bool rows_stage(ndx_launch *d, const ndx_operands *q, int bits, int64_t l
 }
 
 /* ndx_launch_gpu and ndx_launch_gpu_convert: plan p's launch, its source
- * elements `src_bits` wide. */
-static void launch_gpu(const ndx_copy_plan *p, int src_bits, int64_t local, int64_t max_groups,
-                       ndx_launch *d, int64_t *groups) {
+ * elements `src_bits` wide, a conversion's where `convert`. */
+static void launch_gpu(const ndx_copy_plan *p, int src_bits, bool convert, int64_t local,
+                       int64_t max_groups, ndx_launch *d, int64_t *groups) {
   const ndx_operands *q = &p->q;
   int r = q->rank;
   memset(d, 0, sizeof *d);
@@ -264,7 +294,8 @@ static void launch_gpu(const ndx_copy_plan *p, int src_bits, int64_t local, int6
       d->tile_k = d->tile_j = d->slots_k = d->slots_j = NDX_GPU_TILE_SIDE(p->bits);
       d->pitch = NDX_GPU_TILE_BITS_PITCH;
     } else {
-      tile_shape(d, q, p->bits, src_bits, q->shape[r - 2] * d->join_k, q->shape[r - 1] * d->join_j);
+      tile_shape(d, q, p->bits, src_bits, convert, q->shape[r - 2] * d->join_k,
+                 q->shape[r - 1] * d->join_j);
     }
     ndx_launch_count_tiles(d, q);
     *groups = d->units;
@@ -286,10 +317,10 @@ static void launch_gpu(const ndx_copy_plan *p, int src_bits, int64_t local, int6
 
 void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, ndx_launch *d,
                     int64_t *groups) {
-  launch_gpu(p, p->bits, local, max_groups, d, groups);
+  launch_gpu(p, p->bits, false, local, max_groups, d, groups);
 }
 
 void ndx_launch_gpu_convert(const ndx_copy_plan *p, int src_bits, int64_t local, int64_t max_groups,
                             ndx_launch *d, int64_t *groups) {
-  launch_gpu(p, src_bits, local, max_groups, d, groups);
+  launch_gpu(p, src_bits, true, local, max_groups, d, groups);
 }
