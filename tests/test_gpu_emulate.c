@@ -338,12 +338,19 @@ Test(gpu_emulate, tiles_joined_with_batch_axes_every_width, .timeout = 600) {
     int rank;
     int64_t shape[8];
     int32_t perm[8];
-    bool k, j; /* joins along k (the source's rows), along j (the destination's) */
+    bool k, j;  /* joins along k (the source's rows), along j (the destination's) */
+    bool words; /* 8 and 16 bits: phase 1 by source words */
   } cases[] = {
-      {8, {2, 3, 4, 5, 2, 3, 4, 5}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true},
-      {8, {2, 3, 7, 11, 2, 3, 9, 5}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true},
-      {6, {3, 20, 31, 2, 20, 29}, {5, 1, 3, 4, 0, 2}, true, true},
-      {4, {3, 5, 7, 9}, {3, 0, 2, 1}, false, true},
+      {8, {2, 3, 4, 5, 2, 3, 4, 5}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true, false},
+      {8, {2, 3, 7, 11, 2, 3, 9, 5}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true, false},
+      {6, {3, 20, 31, 2, 20, 29}, {5, 1, 3, 4, 0, 2}, true, true, false},
+      {4, {3, 5, 7, 9}, {3, 0, 2, 1}, false, true, false},
+      /* on 4-byte source words: 8- and 16-bit tiles load words
+       * (ndx_launch.group), long along k */
+      {6, {3, 20, 28, 2, 20, 28}, {5, 1, 3, 4, 0, 2}, true, true, true},
+      /* on words too, but 32 x 8 tiles leave no pitch clear of conflicts
+       * with words: an element a slot */
+      {8, {2, 3, 4, 4, 2, 3, 4, 8}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true, false},
   };
   int widths[] = {8, 16, 32, 64, 128};
   for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
@@ -367,6 +374,8 @@ Test(gpu_emulate, tiles_joined_with_batch_axes_every_width, .timeout = 600) {
                    (long long)d->join_k);
       cr_assert_eq(d->join_j > 1, cases[k].j && joins, "%s, %d bits: join_j %lld", c.name, c.bits,
                    (long long)d->join_j);
+      cr_assert_eq(d->group > 1, cases[k].words && c.bits <= 16, "%s, %d bits: group %lld", c.name,
+                   c.bits, (long long)d->group);
       int paths[NDX_PATH_BYTES + 1] = {0};
       check_case(&c, false, paths);
       check_case(&c, true, paths);
