@@ -171,6 +171,25 @@ Test(gpu_emulate, random_pairs_every_width_both_forms, .timeout = 600) {
     cr_assert_gt(paths[path], 0, "no random pair took the %s path", ndx_copy_path_name(path));
 }
 
+/* Case c's source reversed along axis `flip` (-1: none), and the gpu
+ * shape's launch of its plan, a transpose, into *d. */
+static void transpose_launch(cuda_case *c, int flip, ndx_launch *d) {
+  if (flip >= 0) {
+    ndx_range fr[NDX_MAX_RANK];
+    for (int a = 0; a < c->src.rank; a++)
+      fr[a] = a == flip ? (ndx_range){c->src.shape[a] - 1, c->src.shape[a], -1}
+                        : (ndx_range){0, c->src.shape[a], 1};
+    ndx_layout f;
+    cr_assert_eq(ndx_slice(&f, &c->src, fr), NDX_OK, "%s", ndx_last_error());
+    c->src = f;
+  }
+  ndx_copy_plan p;
+  cr_assert_eq(ndx_copy_plan_make(&p, "test", &c->dst, &c->src, c->bits, &ndx_gpu_caps, 0), NDX_OK);
+  cr_assert_eq(p.path, NDX_PATH_TRANSPOSE, "%s", c->name);
+  int64_t groups;
+  ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
+}
+
 /* The realigned tile phases (ndx_launch.h: realign_k, realign_j): batched
  * transposes whose rows start off the sectors on one side, the other or
  * both, square, long and skinny tiles, a flipped source, at every width a
@@ -196,21 +215,8 @@ Test(gpu_emulate, realigned_tile_rows_every_width, .timeout = 600) {
       snprintf(c.name, sizeof c.name, "realigned case %zu", s);
       cuda_padded_transpose(&c, shapes[s].nb, shapes[s].a, shapes[s].b, shapes[s].pd,
                             shapes[s].offd, shapes[s].ps, shapes[s].offs);
-      if (shapes[s].flip) {
-        ndx_range fr[3] = {
-            {0, shapes[s].nb, 1}, {0, shapes[s].a, 1}, {shapes[s].b - 1, shapes[s].b, -1}};
-        ndx_layout f;
-        cr_assert_eq(ndx_slice(&f, &c.src, fr), NDX_OK, "%s", ndx_last_error());
-        c.src = f;
-      }
-      ndx_copy_plan p;
-      cr_assert_eq(ndx_copy_plan_make(&p, "test", &c.dst, &c.src, c.bits, &ndx_gpu_caps, 0),
-                   NDX_OK);
-      cr_assert_eq(p.path, NDX_PATH_TRANSPOSE, "%s", c.name);
-      uint64_t buf[(sizeof(ndx_launch) + 7) / 8];
-      ndx_launch *d = (ndx_launch *)buf;
-      int64_t groups;
-      ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
+      ndx_launch l, *d = &l;
+      transpose_launch(&c, shapes[s].flip ? 2 : -1, d);
       bool sector_k = c.bits / 8 < NDX_GPU_SECTOR && d->tile_k > NDX_GPU_WARP;
       bool sector_j = c.bits / 8 < NDX_GPU_SECTOR && d->tile_j > NDX_GPU_WARP;
       cr_assert_eq(d->realign_k != 0, shapes[s].k && sector_k, "%s, %d bits: realign_k %lld",
@@ -248,21 +254,8 @@ Test(gpu_emulate, tile_rows_by_source_words, .timeout = 600) {
       snprintf(c.name, sizeof c.name, "words case %zu", s);
       cuda_padded_transpose(&c, shapes[s].nb, shapes[s].a, shapes[s].b, shapes[s].pd,
                             shapes[s].offd, shapes[s].ps, shapes[s].offs);
-      if (shapes[s].flip) {
-        ndx_range fr[3] = {
-            {0, shapes[s].nb, 1}, {shapes[s].a - 1, shapes[s].a, -1}, {0, shapes[s].b, 1}};
-        ndx_layout f;
-        cr_assert_eq(ndx_slice(&f, &c.src, fr), NDX_OK, "%s", ndx_last_error());
-        c.src = f;
-      }
-      ndx_copy_plan p;
-      cr_assert_eq(ndx_copy_plan_make(&p, "test", &c.dst, &c.src, c.bits, &ndx_gpu_caps, 0),
-                   NDX_OK);
-      cr_assert_eq(p.path, NDX_PATH_TRANSPOSE, "%s", c.name);
-      uint64_t buf[(sizeof(ndx_launch) + 7) / 8];
-      ndx_launch *d = (ndx_launch *)buf;
-      int64_t groups;
-      ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
+      ndx_launch l, *d = &l;
+      transpose_launch(&c, shapes[s].flip ? 1 : -1, d);
       int64_t want = shapes[s].words ? 32 / c.bits : 1;
       cr_assert_eq(d->group, want, "%s, %d bits: group %lld", c.name, c.bits, (long long)d->group);
       cr_assert_eq(d->realign_k != 0, shapes[s].realign, "%s, %d bits: realign_k %lld", c.name,
