@@ -142,10 +142,10 @@ NDX_FN void ndx_convert_at(NDX_GLOBAL ndx_u8 *dst, ndx_pos pd, NDX_GLOBAL const 
 #define NDX_CONVERT_ITEMS_H_W32
 #endif
 
-/* Group unit u (d->group > 1): its elements [x0, x0 +
- * group) of row u / row_units of the innermost axis, x0 = (u % row_units)
- * * group - skew, and element x0's destination and source positions in
- * *pd and *ps (x0 may lie before the row, and x0 + group past it). */
+/* Group unit u (d->group > 1): its elements [x0, x0 + group) of row u /
+ * row_units of the innermost axis, x0 = (u % row_units) * group - skew,
+ * and element x0's destination and source positions in *pd and *ps (x0 may
+ * lie before the row, and x0 + group past it). */
 NDX_FN ndx_i64 ndx_convert_group_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_i64 u, ndx_i64 *pd,
                                        ndx_i64 *ps) {
   NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);

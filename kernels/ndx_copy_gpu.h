@@ -434,9 +434,9 @@ NDX_FN ndx_i64 ndx_gpu_tile_source_wN(NDX_CONSTANT const ndx_launch *d, const nd
  * from k0 + c * group (c less the row's realign, in words), one load of
  * their 4-byte source word, NDX_GPU_BATCH slots before it puts any, each
  * element put in the order of ndx_launch_put as the planner's bank check
- * takes it. A byte a lane puts a warp's loads four times the bytes in
- * flight of one element a lane (ndx-bench --gpu-model, "transpose 8-bit
- * 8192x8192"). */
+ * takes it. A word a lane keeps four times (8-bit) or twice (16-bit) the
+ * bytes of an element a lane in flight (ndx-bench --gpu-model, "transpose
+ * 8-bit 8192x8192"). */
 NDX_FN void ndx_gpu_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
                                   NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
                                   int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
@@ -557,7 +557,9 @@ NDX_FN void ndx_gpu_tile_store_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gp
  * tile row j - j0 from the elements k0 + kb*per .. + per - 1 (per = 8 /
  * bits) of source row j, element x in bits x*bits and up: one byte of the
  * source, read as `per` elements so that any alignment and a unit stride
- * of -1 along k read alike. */
+ * of -1 along k read alike; NDX_GPU_BATCH (4) bytes before it puts any,
+ * held in one word (an array indexed by the loop would take the stack,
+ * ndx_gpu_batch.h). */
 NDX_FN void ndx_gpu_bits_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
                                  NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
                                  int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
@@ -566,23 +568,32 @@ NDX_FN void ndx_gpu_bits_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu
   int r = (int)p->rank, per = 8 / bits;
   ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
   ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
-  for (ndx_i64 e = lid; e < NDX_GPU_TILE_SIDE(bits) * NDX_GPU_TILE; e += n) {
-    ndx_i64 a = e / NDX_GPU_TILE, kb = e - a * NDX_GPU_TILE;
-    ndx_i64 k = w->k0 + kb * per, j = w->j0 + a;
-    if (k >= dk || j >= dj) continue;
-    ndx_i64 ps = w->pos[1] + k * ssk + j * ssj;
-    int m = dk - k < per ? (int)(dk - k) : per;
-    if (!ndx_gpu_in(g, 1, ps, 1, bits) || !ndx_gpu_in(g, 1, ps + (m - 1) * ssk, 1, bits)) continue;
-    ndx_u32 value = 0;
-    for (int x = 0; x < m; x++) {
-      NDX_GPU_TRACE(NDX_TRACE_TILE_BITS, (step * 1024 + (e - lid) / n) * 8 + x,
-                    src + ndx_byte_of(ps + x * ssk, bits), 1);
-      value |= ndx_load_bits(src, ps + x * ssk, bits) << (x * bits);
+  ndx_i64 slots = NDX_GPU_TILE_SIDE(bits) * NDX_GPU_TILE;
+  for (ndx_i64 e0 = lid; e0 < slots; e0 += NDX_GPU_BATCH * n) {
+    ndx_u32 bytes = 0, held = 0; /* byte i: slot e0 + i*n's, loaded where bit i of held */
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 e = e0 + i * n, a = e / NDX_GPU_TILE, kb = e - a * NDX_GPU_TILE;
+      ndx_i64 k = w->k0 + kb * per, j = w->j0 + a;
+      if (e >= slots || k >= dk || j >= dj) continue;
+      ndx_i64 ps = w->pos[1] + k * ssk + j * ssj;
+      int m = dk - k < per ? (int)(dk - k) : per;
+      if (!ndx_gpu_in(g, 1, ps, 1, bits) || !ndx_gpu_in(g, 1, ps + (m - 1) * ssk, 1, bits))
+        continue;
+      ndx_u32 value = 0;
+      for (int x = 0; x < m; x++) {
+        NDX_GPU_TRACE(NDX_TRACE_TILE_BITS, (step * 1024 + (e - lid) / n) * 8 + x,
+                      src + ndx_byte_of(ps + x * ssk, bits), 1);
+        value |= ndx_load_bits(src, ps + x * ssk, bits) << (x * bits);
+      }
+      bytes |= value << (8 * i), held |= 1u << i;
     }
-    ndx_i64 at = ndx_gpu_bits_at(a, kb);
-    NDX_GPU_TRACE(NDX_TRACE_TILE_BITS | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
-                  step * 1024 + (e - lid) / n, tile + at, 1);
-    tile[at] = (ndx_u8)value;
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 e = e0 + i * n, a = e / NDX_GPU_TILE, at = ndx_gpu_bits_at(a, e - a * NDX_GPU_TILE);
+      if (!((held >> i) & 1u)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_TILE_BITS | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
+                    step * 1024 + (e - lid) / n, tile + at, 1);
+      tile[at] = (ndx_u8)(bytes >> (8 * i));
+    }
   }
 }
 

@@ -143,9 +143,10 @@ NDX_FN ndx_i64 ndx_launch_row(NDX_CONSTANT const ndx_launch *d, ndx_i64 n) {
 /* The element of its group that slot c of a transpose's phase 1 puts
  * into the tile at its x-th put (ndx_launch.group > 1, elements of `eb`
  * bytes): x, or its neighbour (x ^ 1) for the slots whose pair lies in an
- * odd 128 bytes of the tile row, so that the 32 puts of a warp along one row fall
- * on 32 banks (4- and 8-byte elements two a slot ask each bank twice in
- * order). The planner's bank check (src/host/launch.c) takes the same. */
+ * odd 128 bytes of the tile row, so that the 32 puts of a warp along one
+ * row fall on 32 banks (4- and 8-byte elements two a slot ask each bank
+ * twice in order). The planner's bank check (src/host/launch.c) takes the
+ * same. */
 NDX_FN ndx_i64 ndx_launch_put(ndx_i64 c, ndx_i64 x, ndx_i64 eb) {
   return x ^ (((c * 2 * eb) >> 7) & 1);
 }
