@@ -34,7 +34,7 @@
 #endif
 
 /* Phase 1 from a 4-bit source whose tile rows hold their element pairs
- * in whole bytes (ndx_launch.group 2, nibble_pairs of src/host/launch.c):
+ * in whole bytes (ndx_launch.group 2, rows_on_words of src/host/launch.c):
  * work-item `lid` of `n` takes slots of a tile row, slots_k of them a row,
  * slot c the elements k0 + 2c and k0 + 2c + 1, loading the source byte
  * that holds both (a pair the matrix ends inside: its one element), so

@@ -468,9 +468,9 @@ NDX_FN void ndx_gpu_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gp
       v[i] = ndx_load32(src, (row + b) / gn);
       at[i] = (int)(a * d->pitch + b * eb) * 2 + ((int)ndx_launch_put(word, 1, eb) ^ 1);
     }
-    for (int i = 0; i < NDX_GPU_BATCH; i++)
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      if (at[i] < 0) continue;
       for (int x = 0; x < gn; x++) {
-        if (at[i] < 0) continue;
         int t = x ^ (at[i] & 1), to = (at[i] >> 1) + t * eb;
         ndx_u128 u;
         u.x = (v[i] >> (8 * eb * t)) & ((1u << (8 * eb)) - 1u), u.y = 0;
@@ -478,6 +478,7 @@ NDX_FN void ndx_gpu_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gp
                       (step * 1024 + (e0 - lid) / n + i) * 4 + x, tile + to, eb);
         ndx_gpu_tile_put(tile, to, eb, u);
       }
+    }
   }
 }
 

@@ -13,15 +13,15 @@
  * ndx_convert_elements: enough registers that ptxas spills none of the
  * batch, which -Xptxas=-warn-spills makes a build error under werror
  * (src/device/cuda/meson.build); docs/device.md section 10 gives the
- * figures. Not yet measured on a GPU. */
+ * figures and what a GPU run has to decide. */
 #define NDX_CUDA_BATCH_BLOCKS 3
 
 /* The blocks an SM must hold at once for the copy's transposes
- * (ndx_transpose of kernels/ndx_copy_gpu.cu): left to itself ptxas gives
- * them 98-110 registers, two blocks an SM, and the loads in flight that
- * the GPU memory model counts at the occupancy of threads, blocks and
- * work-group memory (8 blocks) would be a quarter as many; at 4 they get
- * 64 and spill none at any width. Not yet measured on a GPU. */
+ * (ndx_transpose of kernels/ndx_copy_gpu.cu): the most that leave ptxas
+ * room to spill nothing at any width, so that the loads in flight come
+ * near what the GPU memory model counts at the occupancy of threads,
+ * blocks and work-group memory (ndx-bench --gpu-model, the transpose
+ * cases); docs/device.md section 10 gives the register figures. */
 #define NDX_CUDA_TILE_BLOCKS 4
 
 /* Most blocks a launch uses; grid-stride loops take the rest. */

@@ -51,10 +51,9 @@ Test(gpu_model, shared_requests_take_a_wavefront_per_word_a_bank_is_asked) {
 
 /* The cases the gpu-shaped kernels reach their bounds on, with no bank
  * conflict; and two bounds the layouts set. The tiles of 1 to 16 bits keep
- * 15 KiB in flight an SM: 8- and 16-bit ones load a source word a
- * work-item (ndx_launch.group), where an element a load had 8 and 16, and
- * sub-byte ones a batch of source bytes, where one byte at a time had 4 to
- * 16. */
+ * the 15 KiB in flight an SM needs: 8- and 16-bit ones load a source word
+ * a work-item (ndx_launch.group), sub-byte ones a batch of source bytes
+ * (an element or a byte a load falls short; docs/device.md section 10). */
 Test(gpu_model, the_gpu_kernels_keep_their_bounds, .timeout = 300) {
   static const char *const within[] = {
       "slice step 2 inner fp32",
@@ -132,8 +131,8 @@ Test(gpu_model, the_gpu_conversions_keep_their_bounds, .timeout = 300) {
       cr_assert_gt(r.in_flight, 0, "%s: nothing in flight", cases[i].name);
       /* the elements family loads a batch of units before it stores any,
        * each a group's source word where the layout allows
-       * (ndx_launch.group): the 15 KiB an SM needs (one element a unit
-       * from a 1-byte source had 8 KiB) */
+       * (ndx_launch.group): the 15 KiB an SM needs (an element a unit
+       * from a 1-byte source falls short; docs/device.md section 10) */
       if (strcmp(r.path, "cv-elems") == 0)
         cr_assert_geq(r.in_flight, 15 * 1024, "%s: %.1f KiB in flight", cases[i].name,
                       r.in_flight / 1024);

@@ -106,31 +106,28 @@ static int64_t slots(int64_t len, int64_t sector) {
   return sector ? (len + sector - 1 + NDX_GPU_WARP - 1) / NDX_GPU_WARP * NDX_GPU_WARP : len;
 }
 
-/* True when the 4-bit source of transpose pair q (8 bits and up) has every
- * tile row's element pairs (k, k + 1), k even, in one source byte: along k,
- * the source's unit axis, of stride 1, every row starting on a byte, or of
- * stride -1, every row starting on a byte's high nibble; that is, every
- * other stride even and the offset even or odd. A joined k axis (stride
- * dk*±1) counts among the others. */
-static bool nibble_pairs(const ndx_operands *q) {
+/* True when transpose pair q has every tile row's elements (k, ..., k +
+ * g - 1), k a multiple of g, in one source word of g elements: along k,
+ * the source's unit axis, of stride 1, every row starting on a word, or of
+ * stride -1, every row starting on a word's last element; that is, every
+ * other stride a multiple of g and the offset 0 or g - 1 modulo g. A
+ * joined k axis (stride dk*±1) counts among the others. */
+static bool rows_on_words(const ndx_operands *q, int64_t g) {
   int r = q->rank;
-  bool on = q->offset[1] % 2 == (q->strides[1][r - 2] > 0 ? 0 : 1);
+  bool on = q->offset[1] % g == (q->strides[1][r - 2] > 0 ? 0 : g - 1);
   for (int a = 0; a < r && on; a++)
-    if (a != r - 2) on = q->strides[1][a] % 2 == 0;
+    if (a != r - 2) on = q->strides[1][a] % g == 0;
   return on;
 }
 
 /* The elements of a copy's phase-1 source word (ndx_launch.group) for
  * transpose pair q of `bits`-bit elements whose joined k extent is dk: 4 /
  * bytes for 8- and 16-bit elements where every tile row starts on a 4-byte
- * word and ends on one (along k, the source's unit axis, of stride 1: the
- * offset, every other stride and dk multiples of it); else 1. */
+ * word and ends on one (rows_on_words along a k of stride 1, and dk a
+ * multiple of the word's elements); else 1. */
 static int64_t copy_words(const ndx_operands *q, int bits, int64_t dk) {
-  int r = q->rank;
   int64_t g = bits == 8 || bits == 16 ? 32 / bits : 1;
-  bool on = g > 1 && q->strides[1][r - 2] == 1 && q->offset[1] % g == 0 && dk % g == 0;
-  for (int a = 0; a < r && on; a++)
-    if (a != r - 2) on = q->strides[1][a] % g == 0;
+  bool on = g > 1 && q->strides[1][q->rank - 2] == 1 && dk % g == 0 && rows_on_words(q, g);
   return on ? g : 1;
 }
 
@@ -176,7 +173,7 @@ static bool tile_slots(ndx_launch *d, const ndx_operands *q, int bits, int src_b
  * `src_bits` wide (a conversion's, `convert`; a copy's are `bits`): the
  * tile holds `bits`-bit elements, and the source's sectors decide whether
  * its rows are on them and how phase 1 realigns (a 4-bit source: never;
- * its slots take the pairs of a source byte where nibble_pairs holds,
+ * its slots take the pairs of a source byte where rows_on_words holds,
  * d->group 2, along rows of 64 elements, a sector of source bytes). A
  * copy's slots take a source word's elements where copy_words allows,
  * realigning by words. */
@@ -203,7 +200,8 @@ static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_b
     tk = dk < run ? dk : run;
   else if (dj > side && !rows_on_sectors(q, 0, r - 1, side, eb))
     tj = dj < run ? dj : run;
-  int64_t group = convert ? (src_bits == 4 && nibble_pairs(q) ? 2 : 1) : copy_words(q, bits, dk);
+  int64_t group =
+      convert ? (src_bits == 4 && rows_on_words(q, 2) ? 2 : 1) : copy_words(q, bits, dk);
   if (!tile_slots(d, q, bits, src_bits, dk, tk, tj, group) && group > 1)
     tile_slots(d, q, bits, src_bits, dk, tk, tj, 1); /* a slot an element: every pitch tried */
 }
