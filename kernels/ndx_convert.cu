@@ -59,7 +59,7 @@ static __global__ void __launch_bounds__(NDX_CUDA_CONVERT_THREADS)
  * (ndx_convert_gpu.h): a block per tile; phase 1 by a 4-bit source's byte
  * pairs where `pairs` (the descriptor's group > 1), a kernel of each. */
 template <int pairs>
-static __global__ void __launch_bounds__(NDX_CUDA_CONVERT_THREADS)
+static __global__ void __launch_bounds__(NDX_CUDA_CONVERT_THREADS, NDX_CUDA_CONVERT_TILE_BLOCKS)
     ndx_convert_transpose(const __grid_constant__ ndx_cuda_convert_args a, ndx_u8 *__restrict__ dst,
                           const ndx_u8 *__restrict__ src, int st, int dt) {
   __shared__ ndx_u128 tile[(NDX_GPU_TILE_BYTES(8) + 15) / 16];

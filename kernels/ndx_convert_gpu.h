@@ -48,8 +48,9 @@ NDX_FN void ndx_convert_tile_pairs_wN(NDX_CONSTANT const ndx_launch *d, const nd
                                       const ndx_gpu_guard *g) {
   NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
   int r = (int)p->rank, eb = ndx_cv_bits(dt) / 8;
-  ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1) * d->join_j;
-  ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
+  ndx_i64 dk = ndx_gpu_matrix_wN(d, 0), dj = ndx_gpu_matrix_wN(d, 1);
+  ndx_gpu_join rows = ndx_gpu_tile_join_wN(d, w, 1);
+  ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2);
   ndx_i64 elems = d->slots_k * d->tile_j;
   for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
     /* the batch in two words, so that nothing spills: byte i of `pairs`
@@ -63,8 +64,7 @@ NDX_FN void ndx_convert_tile_pairs_wN(NDX_CONSTANT const ndx_launch *d, const nd
       /* a slot of a tile: 32-bit division (a 64-bit one spills) */
       int a = (int)e / (int)d->slots_k, c = (int)e - a * (int)d->slots_k, b = 2 * c;
       if (w->j0 + a >= dj || b >= d->tile_k || w->k0 + b >= dk) continue;
-      ndx_i64 ps =
-          w->pos[1] + (w->k0 + b) * ssk + ndx_gpu_joined(w->jg, w->jr, a, w->jext, ssj, w->jsg);
+      ndx_i64 ps = w->pos[1] + (w->k0 + b) * ssk + ndx_gpu_joined(&rows, a);
       int alone = d->tile_k - b < 2 || dk - w->k0 - b < 2;
       ndx_i64 lo = ssk > 0 || alone ? ps : ps - 1; /* the pair's lower position */
       if (!ndx_gpu_in(g, 1, lo, alone ? 1 : 2, 4)) continue;
@@ -104,8 +104,9 @@ NDX_FN void ndx_convert_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx
                                      ndx_i64 lid, ndx_i64 n, ndx_i64 step, const ndx_gpu_guard *g) {
   NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
   int r = (int)p->rank, sb = ndx_cv_bits(st), eb = ndx_cv_bits(dt) / 8;
-  ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1) * d->join_j;
-  ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
+  ndx_i64 dk = ndx_gpu_matrix_wN(d, 0), dj = ndx_gpu_matrix_wN(d, 1);
+  ndx_gpu_join rows = ndx_gpu_tile_join_wN(d, w, 1);
+  ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2);
   ndx_i64 elems = d->slots_k * d->tile_j;
   for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
     /* v.x: a source element's bits; to: a byte of the tile (ndx_gpu_batch.h) */
@@ -114,7 +115,7 @@ NDX_FN void ndx_convert_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n, ps = 0, t = -1;
       ndx_gpu_held h = ndx_gpu_none();
-      if (e < elems) t = ndx_gpu_tile_source_wN(d, w, e, dk, dj, ssk, ssj, eb, &ps);
+      if (e < elems) t = ndx_gpu_tile_source_wN(d, w, &rows, e, dk, dj, ssk, eb, &ps);
       if (t >= 0 && ndx_gpu_in(g, 1, ps, 1, sb)) {
         NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ndx_byte_of(ps, sb), sb < 8 ? 1 : sb / 8);
         h.v.x = ndx_convert_load(src, ps, sb);

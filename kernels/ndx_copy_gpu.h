@@ -30,6 +30,7 @@
 #include "ndx_gpu_batch.h"
 #include "ndx_gpu_byte.h"
 #include "ndx_gpu_guard.h"
+#include "ndx_gpu_tile.h"
 #include "ndx_gpu_trace.h"
 #include "ndx_launch.h"
 
@@ -158,16 +159,6 @@ NDX_FN ndx_i64 ndx_gpu_realign(ndx_i64 pos, ndx_i64 realign) {
   return realign ? pos & (realign - 1) : 0;
 }
 
-/* The offset of index x0 + a of a tile axis of stride `s`, joined with a
- * batch axis (ndx_launch.h) into blocks of `ext` elements `sg` apart, where
- * x0, the tile's first index, is index r0 of block g0 (an axis not joined:
- * one block of 2^30 elements, ndx_gpu_tile_at_wN). r0 + a is under 2^31:
- * a 32-bit division, where a 64-bit one's call makes ptxas spill. */
-NDX_FN ndx_i64 ndx_gpu_joined(ndx_i64 g0, int r0, ndx_i64 a, int ext, ndx_i64 s, ndx_i64 sg) {
-  int r = r0 + (int)a, g = r / ext;
-  return (ndx_i64)(r - g * ext) * s + (g0 + g) * sg;
-}
-
 #endif /* NDX_COPY_GPU_H */
 
 /* ==== Bodies, once per index form ============================================ */
@@ -181,7 +172,6 @@ NDX_FN ndx_i64 ndx_gpu_joined(ndx_i64 g0, int r0, ndx_i64 a, int ext, ndx_i64 s,
 #define ndx_gpu_stage_store_wN NDX_WN(ndx_gpu_stage_store_w32, ndx_gpu_stage_store_w64)
 #define ndx_gpu_rows_staged_wN NDX_WN(ndx_gpu_rows_staged_w32, ndx_gpu_rows_staged_w64)
 #define ndx_gpu_gather_wN NDX_WN(ndx_gpu_gather_w32, ndx_gpu_gather_w64)
-#define ndx_gpu_tile_at_wN NDX_WN(ndx_gpu_tile_at_w32, ndx_gpu_tile_at_w64)
 #define ndx_gpu_tile_source_wN NDX_WN(ndx_gpu_tile_source_w32, ndx_gpu_tile_source_w64)
 #define ndx_gpu_tile_words_wN NDX_WN(ndx_gpu_tile_words_w32, ndx_gpu_tile_words_w64)
 #define ndx_gpu_tile_load_wN NDX_WN(ndx_gpu_tile_load_w32, ndx_gpu_tile_load_w64)
@@ -190,7 +180,6 @@ NDX_FN ndx_i64 ndx_gpu_joined(ndx_i64 g0, int r0, ndx_i64 a, int ext, ndx_i64 s,
 #define ndx_gpu_bits_store_wN NDX_WN(ndx_gpu_bits_store_w32, ndx_gpu_bits_store_w64)
 #define ndx_gpu_transpose_wN NDX_WN(ndx_gpu_transpose_w32, ndx_gpu_transpose_w64)
 #define ndx_gpu_bytes_wN NDX_WN(ndx_gpu_bytes_w32, ndx_gpu_bytes_w64)
-#define ndx_gpu_tile_wN NDX_WN(ndx_gpu_tile_w32, ndx_gpu_tile_w64)
 #endif
 
 #if (NDX_WIDE && !defined(NDX_COPY_GPU_H_W64)) || (!NDX_WIDE && !defined(NDX_COPY_GPU_H_W32))
@@ -369,59 +358,17 @@ NDX_FN void ndx_gpu_gather_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u
   }
 }
 
-/* Where tile t of a transpose of `bits`-bit elements lies: its batch's
- * positions of element [0, 0] on both sides (pos[0] destination, pos[1]
- * source), and its first element along k (the source's unit axis, second
- * to last) and j (the destination's, last), of the joined matrix where
- * the launch joins batch axes into the tiles (8 bits and up). */
-typedef struct ndx_gpu_tile_wN {
-  ndx_i64 pos[2];
-  ndx_i64 k0, j0;
-  /* k0 and j0 as blocks kg, jg of kext and jext elements, ksg and jsg
-   * apart, and indices kr, jr in them (ndx_gpu_joined) */
-  ndx_i64 kg, jg, ksg, jsg;
-  int kr, jr, kext, jext;
-} ndx_gpu_tile_wN;
-
-NDX_FN ndx_gpu_tile_wN ndx_gpu_tile_at_wN(NDX_CONSTANT const ndx_launch *d, ndx_i64 t, int bits) {
-  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
-  ndx_i64 batch = t / d->row_units, in = t - batch * d->row_units;
-  ndx_i64 tk = in / d->tiles_j;
-  int r = (int)p->rank, lead = bits >= 8 ? (int)d->batch_axes : r - 2; /* joins: 8 bits up */
-  ndx_gpu_tile_wN w;
-  w.pos[0] = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)batch, lead);
-  w.pos[1] = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)batch, lead);
-  w.k0 = tk * d->tile_k;
-  w.j0 = (in - tk * d->tiles_j) * d->tile_j;
-  /* by the pack's magic pairs: a 64-bit division's call makes ptxas spill;
-   * an axis not joined is one block as long as 2^30 elements, so that one
-   * formula serves both (ndx_gpu_joined) */
-  w.kg = w.k0, w.jg = w.j0, w.kr = w.jr = 0, w.kext = w.jext = 1 << 30;
-  w.ksg = ndx_stride_wN(p, 0, r - 2), w.jsg = ndx_stride_wN(p, 1, r - 1);
-  if (bits >= 8 && d->join_k > 1) {
-    w.kg = (ndx_i64)ndx_div_wN((NDX_WORD)w.k0, ndx_magic_wN(p, r - 2), ndx_shift_wN(p, r - 2));
-    w.kext = (int)ndx_extent_wN(p, r - 2), w.kr = (int)(w.k0 - w.kg * w.kext);
-    w.ksg = d->join_sdk;
-  }
-  if (bits >= 8 && d->join_j > 1) {
-    w.jg = (ndx_i64)ndx_div_wN((NDX_WORD)w.j0, ndx_magic_wN(p, r - 1), ndx_shift_wN(p, r - 1));
-    w.jext = (int)ndx_extent_wN(p, r - 1), w.jr = (int)(w.j0 - w.jg * w.jext);
-    w.jsg = d->join_ssj;
-  }
-  return w;
-}
-
 /* Element e of phase 1's work on tile w (8 bits and up): the source
  * position it loads, into *ps, and the byte of the tile it goes to, in row
  * a = j - j0 at column b = k - k0 of elements `tb` bytes wide; -1 where it
- * loads nothing. dk and dj: the joined matrix's extents (ndx_launch.h);
- * ssk and ssj: the source's strides along k and j. */
+ * loads nothing. dk and dj: the joined matrix's extents (ndx_gpu_matrix_wN);
+ * ssk: the source's stride along k. */
 NDX_FN ndx_i64 ndx_gpu_tile_source_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
-                                      ndx_i64 e, ndx_i64 dk, ndx_i64 dj, ndx_i64 ssk, ndx_i64 ssj,
-                                      int tb, ndx_i64 *ps) {
+                                      const ndx_gpu_join *rows, ndx_i64 e, ndx_i64 dk, ndx_i64 dj,
+                                      ndx_i64 ssk, int tb, ndx_i64 *ps) {
   ndx_i64 a = e / d->slots_k, b = e - a * d->slots_k;
   if (w->j0 + a >= dj) return -1;
-  ndx_i64 row = w->pos[1] + w->k0 * ssk + ndx_gpu_joined(w->jg, w->jr, a, w->jext, ssj, w->jsg);
+  ndx_i64 row = w->pos[1] + w->k0 * ssk + ndx_gpu_joined(rows, a);
   b -= ndx_gpu_realign(row, d->realign_k);
   if (b < 0 || b >= d->tile_k || w->k0 + b >= dk) return -1;
   *ps = row + b * ssk;
@@ -441,13 +388,13 @@ NDX_FN void ndx_gpu_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gp
                                   NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
                                   int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
                                   const ndx_gpu_guard *g) {
-  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
   /* gn, d->group: a 4-byte word's elements, a constant where bits is one,
    * so that the loop over a slot's puts unrolls and the batch stays in
    * registers (ndx_gpu_batch.h) */
-  int r = (int)p->rank, eb = bits / 8, gn = 4 / eb;
-  ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1) * d->join_j;
-  ndx_i64 ssj = ndx_stride_wN(p, 1, r - 1), elems = d->slots_k * d->tile_j;
+  int eb = bits / 8, gn = 4 / eb;
+  ndx_i64 dk = ndx_gpu_matrix_wN(d, 0), dj = ndx_gpu_matrix_wN(d, 1);
+  ndx_gpu_join rows = ndx_gpu_tile_join_wN(d, w, 1);
+  ndx_i64 elems = d->slots_k * d->tile_j;
   for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
     /* at: the slot's first byte of the tile times 2, plus ndx_launch_put's
      * x ^ 1 bit; -1 where it loads nothing */
@@ -460,7 +407,7 @@ NDX_FN void ndx_gpu_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gp
       /* a slot of a tile: 32-bit division (a 64-bit one spills) */
       int a = (int)e / (int)d->slots_k, s = (int)e - a * (int)d->slots_k;
       if (w->j0 + a >= dj) continue;
-      ndx_i64 row = w->pos[1] + w->k0 + ndx_gpu_joined(w->jg, w->jr, a, w->jext, ssj, w->jsg);
+      ndx_i64 row = w->pos[1] + w->k0 + ndx_gpu_joined(&rows, a);
       ndx_i64 word = s - ndx_gpu_realign(row / gn, d->realign_k), b = word * gn;
       if (word < 0 || b >= d->tile_k || w->k0 + b >= dk) continue;
       if (!ndx_gpu_in(g, 1, row + b, gn, bits)) continue;
@@ -499,9 +446,9 @@ NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu
   }
   NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
   int r = (int)p->rank, eb = bits / 8;
-  ndx_i64 dk = ndx_extent_wN(p, r - 2) * d->join_k, dj = ndx_extent_wN(p, r - 1) * d->join_j;
-  ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
-  ndx_i64 elems = d->slots_k * d->tile_j;
+  ndx_i64 dk = ndx_gpu_matrix_wN(d, 0), dj = ndx_gpu_matrix_wN(d, 1);
+  ndx_gpu_join rows = ndx_gpu_tile_join_wN(d, w, 1);
+  ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), elems = d->slots_k * d->tile_j;
   /* 8- and 16-byte elements two at a time: four and their addresses spill
    * on sm_90 */
   int nb = eb >= 8 ? NDX_GPU_BATCH / 2 : NDX_GPU_BATCH;
@@ -512,7 +459,7 @@ NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu
       ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n, ps = 0, t = -1;
       at[i] = -1;
       v[i].x = v[i].y = 0;
-      if (e < elems) t = ndx_gpu_tile_source_wN(d, w, e, dk, dj, ssk, ssj, eb, &ps);
+      if (e < elems) t = ndx_gpu_tile_source_wN(d, w, &rows, e, dk, dj, ssk, eb, &ps);
       if (t < 0 || !ndx_gpu_in(g, 1, ps, 1, bits)) continue;
       NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ps * eb, eb);
       v[i] = ndx_gpu_load(src, ps, eb);
@@ -534,15 +481,14 @@ NDX_FN void ndx_gpu_tile_store_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gp
                                   NDX_LOCAL const ndx_u8 *tile, NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                   int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
                                   const ndx_gpu_guard *g) {
-  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
-  int r = (int)p->rank, eb = bits / 8;
-  ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1) * d->join_j;
-  ndx_i64 sdk = ndx_stride_wN(p, 0, r - 2);
+  int eb = bits / 8;
+  ndx_i64 dk = ndx_gpu_matrix_wN(d, 0), dj = ndx_gpu_matrix_wN(d, 1);
+  ndx_gpu_join rows = ndx_gpu_tile_join_wN(d, w, 0);
   ndx_i64 tj = d->tile_j, slots = d->slots_j, elems = d->tile_k * slots;
   for (ndx_i64 e = lid; e < elems; e += n) {
     ndx_i64 a = e / slots, b = e - a * slots, k = w->k0 + a;
-    if (k >= dk * d->join_k) continue;
-    ndx_i64 row = w->pos[0] + w->j0 + ndx_gpu_joined(w->kg, w->kr, a, w->kext, sdk, w->ksg);
+    if (k >= dk) continue;
+    ndx_i64 row = w->pos[0] + w->j0 + ndx_gpu_joined(&rows, a);
     b -= ndx_gpu_realign(row, d->realign_j);
     if (b < 0 || b >= tj || w->j0 + b >= dj) continue;
     ndx_i64 pd = row + b, at = b * d->pitch + a * eb;

@@ -24,6 +24,12 @@
  * cases); docs/device.md section 10 gives the register figures. */
 #define NDX_CUDA_TILE_BLOCKS 4
 
+/* The blocks an SM must hold at once for the conversions' transposes
+ * (ndx_convert_transpose of kernels/ndx_convert.cu): given none, ptxas
+ * spills registers to reach a third block, which the build refuses; with
+ * two, it spills nothing. */
+#define NDX_CUDA_CONVERT_TILE_BLOCKS 2
+
 /* Most blocks a launch uses; grid-stride loops take the rest. */
 #define NDX_CUDA_MAX_BLOCKS 16384
 

@@ -43,7 +43,9 @@
  * the bytes before it is a small part of the run (a 16-bit 6000 x 5000
  * source: 256 x 32).
  * Its rows are padded so that no warp asks a bank for two words (the host
- * picks the pitch, src/host/launch.c), all within NDX_GPU_TILE_BYTES.
+ * picks the pitch, src/host/launch.c), all within NDX_GPU_TILE_BYTES, room
+ * for a tile of two joined axes a side whose rows are off the sectors
+ * (75 x 77 fp32 and a pitch; join_k2 below).
  * Below 8 bits: NDX_GPU_TILE bytes of elements a side, so that each lane
  * takes a whole byte, rows of NDX_GPU_TILE_BITS_PITCH bytes
  * (ndx_gpu_bits_at). */
@@ -55,7 +57,7 @@
 #define NDX_GPU_TILE_BITS_PITCH (NDX_GPU_TILE + 4)
 #define NDX_GPU_TILE_BYTES(bits)                                                                   \
   ((bits) < 8 ? NDX_GPU_TILE_SIDE(bits) * NDX_GPU_TILE_BITS_PITCH                                  \
-              : NDX_GPU_TILE_RUN * NDX_GPU_TILE * 5 / 4)
+              : NDX_GPU_TILE_RUN * NDX_GPU_TILE * 3 / 2)
 
 /* The most elements of a cpu-shape conversion tile (tile_k x tile_j), the
  * private buffer its converted values pass through (ndx_convert_cpu.h). */
@@ -105,9 +107,16 @@ typedef struct ndx_launch {
    * batch, whose element (K, J) lies at K + srow(J) in the source's batch
    * and drow(K) + J in the destination's, srow(J) = (J % dj)*ssj +
    * (J / dj)*join_ssj and drow(K) = (K % dk)*sdk + (K / dk)*join_sdk
-   * (ndx_gpu_joined); join_k = join_j = 1 for none. A batch is C-order
-   * index of the pack's first `batch_axes` axes. */
+   * (ndx_gpu_joined); join_k = join_j = 1 for none. The gpu shape may
+   * join one more batch axis a side that continues the joined run
+   * (src/host/launch.c, join_outer): join_k2 and join_j2 of strides
+   * join_sdk2 and join_ssj2 (1 for none); the matrix is then
+   * dk*join_k*join_k2 x dj*join_j*join_j2, drow(K) = (K % dk)*sdk +
+   * (K / dk % join_k)*join_sdk + (K / (dk*join_k))*join_sdk2, and srow(J)
+   * likewise. A batch is C-order index of the pack's first `batch_axes`
+   * axes. */
   ndx_i64 join_k, join_j, join_sdk, join_ssj;
+  ndx_i64 join_k2, join_j2, join_sdk2, join_ssj2;
   ndx_i64 batch_axes;
   ndx_i64 vector; /* rows: bytes of one access, a power of two from 1 to 16 */
   ndx_i64 first;  /* bytes: the first destination byte */

@@ -323,27 +323,42 @@ Test(gpu_emulate, rows_through_work_group_memory_every_width, .timeout = 600) {
  * join_j): permutations whose tile axes are shorter than a tile's side and
  * whose next axes run on along the source's rows, the destination's or
  * both, the joined matrix whole in one tile or cut into tiles across its
- * blocks, at every width that joins (8 to 64 bits; 128-bit tiles do not).
- * Each case must join the sides it is built for, so that a planner that
- * stopped joining fails here rather than passing on the plain tiles. */
+ * blocks, at every width that joins (8 to 64 bits; 128-bit tiles do not);
+ * and the gpu shape's second joins (join_k2, join_j2) on either side or
+ * both, where the first leave rows off the sectors. Each case must join
+ * the sides it is built for, at the widths it is built for, so that a
+ * planner that stopped joining fails here rather than passing on the plain
+ * tiles. */
 Test(gpu_emulate, tiles_joined_with_batch_axes_every_width, .timeout = 600) {
+  enum { W8 = 1, W16 = 2, W32 = 4, W64 = 8, W_ALL = 15 };
   static const struct {
     int rank;
     int64_t shape[8];
     int32_t perm[8];
     bool k, j;  /* joins along k (the source's rows), along j (the destination's) */
-    bool words; /* 8 and 16 bits: phase 1 by source words */
+    int k2, j2; /* the widths that join a second axis along k, along j */
+    int words;  /* the widths (8, 16) whose phase 1 loads source words */
   } cases[] = {
-      {8, {2, 3, 4, 5, 2, 3, 4, 5}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true, false},
-      {8, {2, 3, 7, 11, 2, 3, 9, 5}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true, false},
-      {6, {3, 20, 31, 2, 20, 29}, {5, 1, 3, 4, 0, 2}, true, true, false},
-      {4, {3, 5, 7, 9}, {3, 0, 2, 1}, false, true, false},
+      {8, {2, 3, 4, 5, 2, 3, 4, 5}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true, W_ALL, W_ALL, 0},
+      {8, {2, 3, 7, 11, 2, 3, 9, 5}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true, W_ALL, W_ALL, 0},
+      {6, {3, 20, 31, 2, 20, 29}, {5, 1, 3, 4, 0, 2}, true, true, 0, 0, 0},
+      {4, {3, 5, 7, 9}, {3, 0, 2, 1}, false, true, 0, 0, 0},
       /* on 4-byte source words: 8- and 16-bit tiles load words
        * (ndx_launch.group), long along k */
-      {6, {3, 20, 28, 2, 20, 28}, {5, 1, 3, 4, 0, 2}, true, true, true},
-      /* on words too, but 32 x 8 tiles leave no pitch clear of conflicts
-       * with words: an element a slot */
-      {8, {2, 3, 4, 4, 2, 3, 4, 8}, {7, 1, 5, 3, 6, 0, 4, 2}, true, true, false},
+      {6, {3, 20, 28, 2, 20, 28}, {5, 1, 3, 4, 0, 2}, true, true, 0, 0, W8 | W16},
+      /* on words too, but the 8-bit 96 x 16 tile leaves no pitch clear of
+       * conflicts with words: an element a slot */
+      {8,
+       {2, 3, 4, 4, 2, 3, 4, 8},
+       {7, 1, 5, 3, 6, 0, 4, 2},
+       true,
+       true,
+       W8 | W16 | W32,
+       W8 | W16 | W32,
+       W16},
+      /* a second join along one side only */
+      {7, {3, 5, 6, 7, 3, 5, 6}, {6, 1, 5, 3, 0, 4, 2}, true, true, 0, W_ALL, W16},
+      {7, {3, 5, 6, 7, 3, 5, 6}, {0, 2, 4, 6, 5, 1, 3}, true, true, W_ALL, 0, W16},
   };
   int widths[] = {8, 16, 32, 64, 128};
   for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
@@ -363,11 +378,16 @@ Test(gpu_emulate, tiles_joined_with_batch_axes_every_width, .timeout = 600) {
       int64_t groups;
       ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
       bool joins = c.bits <= 64;
+      int width = joins ? 1 << w : 0; /* W8 .. W64 */
       cr_assert_eq(d->join_k > 1, cases[k].k && joins, "%s, %d bits: join_k %lld", c.name, c.bits,
                    (long long)d->join_k);
       cr_assert_eq(d->join_j > 1, cases[k].j && joins, "%s, %d bits: join_j %lld", c.name, c.bits,
                    (long long)d->join_j);
-      cr_assert_eq(d->group > 1, cases[k].words && c.bits <= 16, "%s, %d bits: group %lld", c.name,
+      cr_assert_eq(d->join_k2 > 1, (cases[k].k2 & width) != 0, "%s, %d bits: join_k2 %lld", c.name,
+                   c.bits, (long long)d->join_k2);
+      cr_assert_eq(d->join_j2 > 1, (cases[k].j2 & width) != 0, "%s, %d bits: join_j2 %lld", c.name,
+                   c.bits, (long long)d->join_j2);
+      cr_assert_eq(d->group > 1, (cases[k].words & width) != 0, "%s, %d bits: group %lld", c.name,
                    c.bits, (long long)d->group);
       int paths[NDX_PATH_BYTES + 1] = {0};
       check_case(&c, false, paths);

@@ -67,6 +67,7 @@ Test(gpu_model, the_gpu_kernels_keep_their_bounds, .timeout = 300) {
       "transpose fp32 1000003x3", /* skinny, realigned source rows */
       "permute rank 4 fp32 [64]^4",
       "permute rank 8 fp32 [8]^8 reversed",
+      "permute rank 8 fp32 [5,7,9,11", /* tiles joined twice a side: 75 x 77 of 225 x 693 */
       "transpose 4-bit 8192x16384",
       "transpose 1-bit 16384x32768",
       "transpose 8-bit 8000x8000",

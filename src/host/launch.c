@@ -165,6 +165,58 @@ static bool tile_slots(ndx_launch *d, const ndx_operands *q, int bits, int src_b
   return false;
 }
 
+/* The tile of a matrix of dk x dj `bits`-bit elements that the gpu
+ * shape's second joins made (join_outer): each side cut into equal parts,
+ * the longest shorter side whose tile leaves room for a pitch within
+ * NDX_GPU_TILE_BYTES, since a row off the sectors wastes about a sector
+ * whatever its length (75 x 77 of 225 x 693 fp32). */
+static void balanced_tile(int64_t dk, int64_t dj, int bits, int64_t *tk, int64_t *tj) {
+  int64_t eb = bits / 8, most_k = NDX_GPU_TILE_BYTES(bits) / eb - 4;
+  *tk = *tj = 0;
+  /* k: each length of equal parts along k, longest first, while it can
+   * still be the shorter side of a better tile */
+  for (int64_t k = dk < most_k ? dk : most_k, best = 0; k > best;) {
+    k = ndx_ceil_div(dk, ndx_ceil_div(dk, k)); /* equal parts no longer than k */
+    int64_t most = NDX_GPU_TILE_BYTES(bits) / ((k + 4) * eb);
+    int64_t j = ndx_ceil_div(dj, ndx_ceil_div(dj, most));
+    if ((k < j ? k : j) > best) *tk = k, *tj = j, best = k < j ? k : j;
+    k--;
+  }
+}
+
+/* The gpu shape's second joins (ndx_launch.h: join_k2, join_j2): where the
+ * first joins of transpose pair q made both tile axes' matrix fit one tile
+ * with its rows off the sectors on a side, the axes before the joined ones
+ * that continue the source's joined run (stride dk along k) or the
+ * destination's (dj along j) join too, where that lets balanced_tile cut
+ * longer tile sides than the matrix's shorter one. A rank-8 permutation of
+ * extents 5 to 11 joins 45 x 99 first, its source rows 180 bytes at any
+ * 4-byte offset, a sector in about seven wasted ("permute rank 8 fp32
+ * [5,7,9,11,5,7,9,11]" of ndx-bench --gpu-model); joined twice, 225 x 693
+ * in tiles of 75 x 77. */
+static void join_outer(ndx_launch *d, const ndx_operands *q, int bits) {
+  int r = q->rank;
+  int64_t eb = bits / 8, dk = q->shape[r - 2] * d->join_k, dj = q->shape[r - 1] * d->join_j;
+  if (d->join_k == 1 || d->join_j == 1 || dk * dj * eb > NDX_GPU_TILE_BYTES(bits) ||
+      (rows_on_sectors(q, 1, r - 2, dk, eb) && rows_on_sectors(q, 0, r - 1, dj, eb)))
+    return;
+  int64_t k2 = 1, j2 = 1, sdk2 = 0, ssj2 = 0;
+  for (int a = r - 5; a >= 0 && a >= r - 6; a--) {
+    if (k2 == 1 && q->shape[a] > 1 && q->strides[1][a] == dk)
+      k2 = q->shape[a], sdk2 = q->strides[0][a];
+    else if (j2 == 1 && q->shape[a] > 1 && q->strides[0][a] == dj)
+      j2 = q->shape[a], ssj2 = q->strides[1][a];
+    else
+      break;
+  }
+  if (dk * k2 > INT32_MAX || dj * j2 > INT32_MAX) return; /* ndx_gpu_joined's 32-bit indices */
+  int64_t tk, tj;
+  balanced_tile(dk * k2, dj * j2, bits, &tk, &tj);
+  if ((tk < tj ? tk : tj) <= (dk < dj ? dk : dj)) return;
+  d->join_k2 = k2, d->join_j2 = j2, d->join_sdk2 = sdk2, d->join_ssj2 = ssj2;
+  d->batch_axes -= (k2 > 1) + (j2 > 1);
+}
+
 /* A transpose tile of `bits`-bit elements (8 and up) for pair q, whose
  * transpose axes are r-2 (k, the source's unit axis) and r-1 (j, the
  * destination's), of extents dk x dj (ndx_launch.h): its shape, which
@@ -190,7 +242,9 @@ static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_b
   int r = q->rank;
   int64_t eb = bits / 8, side = NDX_GPU_TILE_SIDE(bits), elems = side * side;
   int64_t tk = side, tj = side, run = NDX_GPU_TILE_RUN / eb, es = src_bits / 8;
-  if (d->join_k * d->join_j > 1 && dk * dj * eb <= NDX_GPU_TILE_BYTES(bits))
+  if (d->join_k2 * d->join_j2 > 1)
+    balanced_tile(dk, dj, bits, &tk, &tj);
+  else if (d->join_k * d->join_j > 1 && dk * dj * eb <= NDX_GPU_TILE_BYTES(bits))
     tk = dk, tj = dj;
   else if (dk < side && dj >= side)
     tk = dk, tj = long_side(dj, tk, eb, elems, side);
@@ -219,8 +273,8 @@ int64_t ndx_launch_bytes_chunk(int64_t bytes, int64_t numel, int64_t elems) {
 
 void ndx_launch_join(ndx_launch *d, const ndx_operands *q, int bits, int64_t side) {
   int r = q->rank, gk = 0, gj = 0;
-  d->join_k = d->join_j = 1;
-  d->join_sdk = d->join_ssj = 0;
+  d->join_k = d->join_j = d->join_k2 = d->join_j2 = 1;
+  d->join_sdk = d->join_ssj = d->join_sdk2 = d->join_ssj2 = 0;
   if (bits >= 8 && bits <= 64 && q->strides[0][r - 1] == 1 && q->strides[1][r - 2] == 1 &&
       q->shape[r - 2] < side && q->shape[r - 1] < side) {
     ndx_operands near = *q; /* reach 1: the axes it joins are next to the tiles, none moves */
@@ -233,7 +287,8 @@ void ndx_launch_join(ndx_launch *d, const ndx_operands *q, int bits, int64_t sid
 
 void ndx_launch_count_tiles(ndx_launch *d, const ndx_operands *q) {
   int r = q->rank;
-  int64_t dk = q->shape[r - 2] * d->join_k, dj = q->shape[r - 1] * d->join_j;
+  int64_t dk = q->shape[r - 2] * d->join_k * d->join_k2;
+  int64_t dj = q->shape[r - 1] * d->join_j * d->join_j2;
   d->tiles_j = ndx_ceil_div(dj, d->tile_j);
   d->row_units = ndx_ceil_div(dk, d->tile_k) * d->tiles_j;
   d->units = q->numel / (dk * dj) * d->row_units;
@@ -292,8 +347,9 @@ static void launch_gpu(const ndx_copy_plan *p, int src_bits, bool convert, int64
       d->tile_k = d->tile_j = d->slots_k = d->slots_j = NDX_GPU_TILE_SIDE(p->bits);
       d->pitch = NDX_GPU_TILE_BITS_PITCH;
     } else {
-      tile_shape(d, q, p->bits, src_bits, convert, q->shape[r - 2] * d->join_k,
-                 q->shape[r - 1] * d->join_j);
+      join_outer(d, q, p->bits);
+      tile_shape(d, q, p->bits, src_bits, convert, q->shape[r - 2] * d->join_k * d->join_k2,
+                 q->shape[r - 1] * d->join_j * d->join_j2);
     }
     ndx_launch_count_tiles(d, q);
     *groups = d->units;

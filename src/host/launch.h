@@ -71,8 +71,9 @@ int64_t ndx_launch_bytes_chunk(int64_t bytes, int64_t numel, int64_t elems);
  * copy then sees a matrix of dk*join_k x dj*join_j elements a batch, whose
  * row and column offsets are two-level, and small tiles (a rank-8
  * permutation of extents 5 to 11 has 11 x 9) move as larger ones (99 x
- * 45). Sets d's join_k, join_j, join_sdk, join_ssj (0 where not joined)
- * and batch_axes (ndx_launch.h). */
+ * 45). Sets d's join_k, join_j, join_sdk, join_ssj (0 where not joined),
+ * the second joins to none (join_k2 = join_j2 = 1; the gpu shape's own,
+ * launch.c) and batch_axes (ndx_launch.h). */
 void ndx_launch_join(ndx_launch *d, const ndx_operands *q, int bits, int64_t side);
 
 /* The tiles of transpose pair `q` whose tile (tile_k x tile_j) and joins d
