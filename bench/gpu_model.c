@@ -470,8 +470,8 @@ static void run_convert_group(const model_launch *l, uint8_t *dst, const uint8_t
   model_gid = gid, model_groups = groups, model_local = LOCAL;
   for (model_lid = 0; model_lid < LOCAL; model_lid++) {
     if (f == NDX_CONVERT_TRANSPOSE) { /* the copy's tile, a work-group each */
-      wide ? ndx_convert_transpose_w64(d, tile, dst, src, st, dt, d->group > 1, &g)
-           : ndx_convert_transpose_w32(d, tile, dst, src, st, dt, d->group > 1, &g);
+      wide ? ndx_convert_transpose_w64(d, tile, dst, src, st, dt, (int)d->group, &g)
+           : ndx_convert_transpose_w32(d, tile, dst, src, st, dt, (int)d->group, &g);
       continue;
     }
     if (f != NDX_CONVERT_BYTES) { /* a batch of units a turn, its own steps */

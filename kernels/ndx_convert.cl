@@ -64,7 +64,7 @@ __kernel void ndx_convert_tile(NDX_LAUNCH_ARGS) {
 __kernel void ndx_convert_transpose(NDX_LAUNCH_ARGS) {
   __local ulong2 tile[(NDX_GPU_TILE_BYTES(8) + 15) / 16];
   NDX_CONVERT_GUARD
-  ndx_convert_transpose_wN(d, (__local uchar *)tile, dst, src, NDX_SRC_T, NDX_DST_T, d->group > 1,
+  ndx_convert_transpose_wN(d, (__local uchar *)tile, dst, src, NDX_SRC_T, NDX_DST_T, (int)d->group,
                            &g);
 }
 #endif

@@ -56,18 +56,19 @@ static __global__ void __launch_bounds__(NDX_CUDA_CONVERT_THREADS)
 }
 
 /* A transpose through the copy's tiles, converting between load and store
- * (ndx_convert_gpu.h): a block per tile; phase 1 by a 4-bit source's byte
- * pairs where `pairs` (the descriptor's group > 1), a kernel of each. */
-template <int pairs>
+ * (ndx_convert_gpu.h): a block per tile; phase 1 by a 4-bit source's words
+ * or byte pairs where `group` (the descriptor's) is 8 or 2, a kernel of
+ * each group. */
+template <int group>
 static __global__ void __launch_bounds__(NDX_CUDA_CONVERT_THREADS, NDX_CUDA_CONVERT_TILE_BLOCKS)
     ndx_convert_transpose(const __grid_constant__ ndx_cuda_convert_args a, ndx_u8 *__restrict__ dst,
                           const ndx_u8 *__restrict__ src, int st, int dt) {
   __shared__ ndx_u128 tile[(NDX_GPU_TILE_BYTES(8) + 15) / 16];
   ndx_gpu_guard g = {0};
   if (ndx_launch_pack(&a.d)->wide)
-    ndx_convert_transpose_w64(&a.d, (ndx_u8 *)tile, dst, src, st, dt, pairs, &g);
+    ndx_convert_transpose_w64(&a.d, (ndx_u8 *)tile, dst, src, st, dt, group, &g);
   else
-    ndx_convert_transpose_w32(&a.d, (ndx_u8 *)tile, dst, src, st, dt, pairs, &g);
+    ndx_convert_transpose_w32(&a.d, (ndx_u8 *)tile, dst, src, st, dt, group, &g);
 }
 
 extern "C" ndx_status ndx_cuda_convert(cudaStream_t stream, void *dst, const ndx_layout *dst_l,
@@ -86,11 +87,14 @@ extern "C" ndx_status ndx_cuda_convert(cudaStream_t stream, void *dst, const ndx
   if (s != NDX_OK || c.blocks == 0) return s;
   bool bytes = c.family == NDX_CONVERT_BYTES;
   dim3 grid((unsigned)c.blocks);
-  if (c.family == NDX_CONVERT_TRANSPOSE && c.args.d.group > 1)
-    ndx_convert_transpose<1><<<grid, NDX_CUDA_CONVERT_THREADS, 0, stream>>>(
+  if (c.family == NDX_CONVERT_TRANSPOSE && c.args.d.group == 8)
+    ndx_convert_transpose<8><<<grid, NDX_CUDA_CONVERT_THREADS, 0, stream>>>(
+        c.args, (ndx_u8 *)dst, (const ndx_u8 *)src, (int)src_t, (int)dst_t);
+  else if (c.family == NDX_CONVERT_TRANSPOSE && c.args.d.group == 2)
+    ndx_convert_transpose<2><<<grid, NDX_CUDA_CONVERT_THREADS, 0, stream>>>(
         c.args, (ndx_u8 *)dst, (const ndx_u8 *)src, (int)src_t, (int)dst_t);
   else if (c.family == NDX_CONVERT_TRANSPOSE)
-    ndx_convert_transpose<0><<<grid, NDX_CUDA_CONVERT_THREADS, 0, stream>>>(
+    ndx_convert_transpose<1><<<grid, NDX_CUDA_CONVERT_THREADS, 0, stream>>>(
         c.args, (ndx_u8 *)dst, (const ndx_u8 *)src, (int)src_t, (int)dst_t);
   else if (bytes)
     ndx_convert_bytes<<<grid, NDX_CUDA_CONVERT_THREADS, 0, stream>>>(

@@ -23,6 +23,7 @@
 #define NDX_CONVERT_GPU_H_WN
 #define ndx_convert_tile_load_wN NDX_WN(ndx_convert_tile_load_w32, ndx_convert_tile_load_w64)
 #define ndx_convert_tile_pairs_wN NDX_WN(ndx_convert_tile_pairs_w32, ndx_convert_tile_pairs_w64)
+#define ndx_convert_tile_words_wN NDX_WN(ndx_convert_tile_words_w32, ndx_convert_tile_words_w64)
 #define ndx_convert_transpose_wN NDX_WN(ndx_convert_transpose_w32, ndx_convert_transpose_w64)
 #endif
 
@@ -77,7 +78,7 @@ NDX_FN void ndx_convert_tile_pairs_wN(NDX_CONSTANT const ndx_launch *d, const nd
         v = ssk > 0 ? v : ((v >> 4) | (v << 4)) & 0xffu;
       }
       pairs |= v << (8 * i);
-      how |= (1u | (ndx_u32)alone << 1 | (ndx_u32)ndx_launch_put(c, 0, eb) << 2) << (4 * i);
+      how |= (1u | (ndx_u32)alone << 1 | (ndx_u32)ndx_launch_put(c, 0, eb, 2) << 2) << (4 * i);
     }
     /* put x of slot i in one loop, one conversion in its body */
     for (int k = 0; k < 2 * NDX_GPU_BATCH; k++) {
@@ -90,6 +91,60 @@ NDX_FN void ndx_convert_tile_pairs_wN(NDX_CONSTANT const ndx_launch *d, const nd
       ndx_u128 cv;
       cv.x = ndx_convert_bits((pairs >> (8 * i + 4 * t)) & 15u, st, dt), cv.y = 0;
       ndx_gpu_tile_put(tile, at, eb, cv);
+    }
+  }
+}
+
+/* Phase 1 from a 4-bit source whose tile rows start and end on 4-byte
+ * words (ndx_launch.group 8, convert_words of src/host/launch.c): as the
+ * pairs above, slot c the eight elements from k0 + 8c, one load of the
+ * word that holds them, so that a lane keeps four bytes in flight a slot,
+ * not one; each element converted and put in the order of ndx_launch_put,
+ * which turns a slot's eight puts so that a warp's fall on distinct banks
+ * ("convert f4e2m1fn -> f16 transpose 4096x4096" of ndx-bench
+ * --gpu-model). */
+NDX_FN void ndx_convert_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
+                                      NDX_LOCAL ndx_u8 *tile,
+                                      NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int st, int dt,
+                                      ndx_i64 lid, ndx_i64 n, ndx_i64 step,
+                                      const ndx_gpu_guard *g) {
+  int eb = ndx_cv_bits(dt) / 8;
+  ndx_i64 dk = ndx_gpu_matrix_wN(d, 0), dj = ndx_gpu_matrix_wN(d, 1);
+  ndx_gpu_join rows = ndx_gpu_tile_join_wN(d, w, 1);
+  ndx_i64 elems = d->slots_k * d->tile_j;
+  for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
+    /* v.x: the word; to: the slot's first byte of the tile times 8 plus
+     * its turn, ndx_launch_put's first element (ndx_gpu_batch.h) */
+    ndx_gpu_held q[NDX_GPU_BATCH];
+    ndx_gpu_clear(q);
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n;
+      ndx_gpu_held h = ndx_gpu_none();
+      /* a slot of a tile: 32-bit division (a 64-bit one spills) */
+      int a = (int)e / (int)d->slots_k, c = (int)e - a * (int)d->slots_k, b = 8 * c;
+      if (e < elems && w->j0 + a < dj && b < d->tile_k && w->k0 + b < dk) {
+        ndx_i64 ps = w->pos[1] + w->k0 + b + ndx_gpu_joined(&rows, a);
+        if (ndx_gpu_in(g, 1, ps, 8, 4)) {
+          NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ps / 2, 4);
+          h.v.x = ndx_load32(src, ps / 8);
+          h.to = (a * d->pitch + b * eb) * 8 + ndx_launch_put(c, 0, eb, 8);
+        }
+      }
+      ndx_gpu_push(q, h);
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_gpu_held h = q[0];
+      ndx_gpu_push(q, ndx_gpu_none());
+      if (h.to < 0) continue;
+      for (int x = 0; x < 8; x++) {
+        int t = (x + (int)(h.to & 7)) & 7;
+        ndx_i64 at = (h.to >> 3) + t * eb;
+        NDX_GPU_TRACE(NDX_TRACE_TILE | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
+                      (step * 1024 + (e0 - lid) / n + i) * 8 + x, tile + at, eb);
+        ndx_u128 cv;
+        cv.x = ndx_convert_bits((ndx_u32)(h.v.x >> (4 * t)) & 15u, st, dt), cv.y = 0;
+        ndx_gpu_tile_put(tile, at, eb, cv);
+      }
     }
   }
 }
@@ -139,19 +194,22 @@ NDX_FN void ndx_convert_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx
  * work-group g takes tiles g, g + groups, ... (the whole group loops
  * alike, so every work-item reaches each barrier) through `tile`, the
  * group's NDX_GPU_TILE_BYTES(8) of work-group memory, as
- * ndx_gpu_transpose_wN does; phase 1 by source byte pairs where `pairs`,
- * which is d->group > 1 (a constant in a kernel of one phase 1, as CUDA's
- * two, whose runtime types made the two phases in one kernel spill). */
+ * ndx_gpu_transpose_wN does; phase 1 by a 4-bit source's words or byte
+ * pairs where `group`, which is d->group, is 8 or 2 (a constant in a
+ * kernel of one phase 1, as CUDA's three, whose runtime types made the
+ * phases in one kernel spill). */
 NDX_FN void ndx_convert_transpose_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL ndx_u8 *tile,
                                      NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                      NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int st, int dt,
-                                     int pairs, const ndx_gpu_guard *g) {
+                                     int group, const ndx_gpu_guard *g) {
   ndx_i64 lid = NDX_LOCAL_ID, n = NDX_LOCAL_SIZE;
-  int db = ndx_cv_bits(dt);
+  int db = ndx_cv_bits(dt), sb = ndx_cv_bits(st); /* sb: OpenCL's constant folds the others out */
   for (ndx_i64 t = NDX_GROUP_ID; t < d->units; t += NDX_GROUPS) {
     ndx_gpu_tile_wN w = ndx_gpu_tile_at_wN(d, t, db);
     ndx_i64 step = t / NDX_GROUPS;
-    if (pairs)
+    if (sb == 4 && group == 8)
+      ndx_convert_tile_words_wN(d, &w, tile, src, st, dt, lid, n, step, g);
+    else if (sb == 4 && group == 2)
       ndx_convert_tile_pairs_wN(d, &w, tile, src, st, dt, lid, n, step, g);
     else
       ndx_convert_tile_load_wN(d, &w, tile, src, st, dt, lid, n, step, g);

@@ -380,8 +380,8 @@ NDX_FN ndx_i64 ndx_gpu_tile_source_wN(NDX_CONSTANT const ndx_launch *d, const nd
  * slots of a tile row, slots_k of them a row, slot c the group's elements
  * from k0 + c * group (c less the row's realign, in words), one load of
  * their 4-byte source word, NDX_GPU_BATCH slots before it puts any, each
- * element put in the order of ndx_launch_put as the planner's bank check
- * takes it. A word a lane keeps four times (8-bit) or twice (16-bit) the
+ * element in order (ndx_launch_put, for a slot of one word). A word a lane
+ * keeps four times (8-bit) or twice (16-bit) the
  * bytes of an element a lane in flight (ndx-bench --gpu-model, "transpose
  * 8-bit 8192x8192"). */
 NDX_FN void ndx_gpu_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
@@ -396,8 +396,7 @@ NDX_FN void ndx_gpu_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gp
   ndx_gpu_join rows = ndx_gpu_tile_join_wN(d, w, 1);
   ndx_i64 elems = d->slots_k * d->tile_j;
   for (ndx_i64 e0 = lid; e0 < elems; e0 += NDX_GPU_BATCH * n) {
-    /* at: the slot's first byte of the tile times 2, plus ndx_launch_put's
-     * x ^ 1 bit; -1 where it loads nothing */
+    /* at: the slot's first byte of the tile; -1 where it loads nothing */
     ndx_u32 v[NDX_GPU_BATCH];
     int at[NDX_GPU_BATCH];
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
@@ -413,14 +412,14 @@ NDX_FN void ndx_gpu_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gp
       if (!ndx_gpu_in(g, 1, row + b, gn, bits)) continue;
       NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + (row + b) * eb, 4);
       v[i] = ndx_load32(src, (row + b) / gn);
-      at[i] = (int)(a * d->pitch + b * eb) * 2 + ((int)ndx_launch_put(word, 1, eb) ^ 1);
+      at[i] = (int)(a * d->pitch + b * eb);
     }
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       if (at[i] < 0) continue;
       for (int x = 0; x < gn; x++) {
-        int t = x ^ (at[i] & 1), to = (at[i] >> 1) + t * eb;
+        int to = at[i] + x * eb;
         ndx_u128 u;
-        u.x = (v[i] >> (8 * eb * t)) & ((1u << (8 * eb)) - 1u), u.y = 0;
+        u.x = (v[i] >> (8 * eb * x)) & ((1u << (8 * eb)) - 1u), u.y = 0;
         NDX_GPU_TRACE(NDX_TRACE_TILE | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
                       (step * 1024 + (e0 - lid) / n + i) * 4 + x, tile + to, eb);
         ndx_gpu_tile_put(tile, to, eb, u);

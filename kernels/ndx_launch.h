@@ -149,15 +149,19 @@ NDX_FN ndx_i64 ndx_launch_row(NDX_CONSTANT const ndx_launch *d, ndx_i64 n) {
   return (ndx_i64)((ndx_mulhi64(d->row_magic, u) + u) >> (int)d->row_shift);
 }
 
-/* The element of its group that slot c of a transpose's phase 1 puts
- * into the tile at its x-th put (ndx_launch.group > 1, elements of `eb`
- * bytes): x, or its neighbour (x ^ 1) for the slots whose pair lies in an
- * odd 128 bytes of the tile row, so that the 32 puts of a warp along one
- * row fall on 32 banks (4- and 8-byte elements two a slot ask each bank
- * twice in order). The planner's bank check (src/host/launch.c) takes the
- * same. */
-NDX_FN ndx_i64 ndx_launch_put(ndx_i64 c, ndx_i64 x, ndx_i64 eb) {
-  return x ^ (((c * 2 * eb) >> 7) & 1);
+/* The element of its group of `per` that slot c of a transpose's phase 1
+ * puts into the tile at its x-th put (ndx_launch.group > 1, elements of
+ * `eb` bytes): x, turned by m words' elements (at least one element) for
+ * the slots in the m-th 128 bytes of the tile row, so that the puts of 32
+ * slots along one row, which bank a slot of more than one word would ask
+ * for several of, fall on distinct banks or words: the slots m apart take
+ * the words of their group in a different order (a 4-bit source's words
+ * of 8 elements into 16-bit ones: slots 0, 8, 16 and 24 put their 1st,
+ * 3rd, 5th and 7th elements first). A slot of one word puts in order. The
+ * planner's bank check (src/host/launch.c) takes the same. */
+NDX_FN ndx_i64 ndx_launch_put(ndx_i64 c, ndx_i64 x, ndx_i64 eb, ndx_i64 per) {
+  ndx_i64 m = (c * per * eb) >> 7;
+  return (x + m * (eb < 4 ? 4 / eb : 1)) & (per - 1); /* per: 2, 4 or 8 */
 }
 
 #endif /* NDX_LAUNCH_H */

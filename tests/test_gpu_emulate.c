@@ -467,6 +467,52 @@ Test(gpu_emulate, converted_random_transposes, .timeout = 600) {
   }
 }
 
+/* From a 4-bit source, phase 1 by words of eight elements (ndx_launch.group
+ * 8) where every tile row starts and ends on a 4-byte source word, the last
+ * tile along k cut or not; by byte pairs (group 2) where rows lie on bytes
+ * but not words (the k extent, the pitch) or run backwards, and into 32-
+ * and 64-bit types, whose tiles of 256-element rows (a warp's words) would
+ * not fit NDX_GPU_TILE_BYTES; into every destination width, both forms.
+ * Each case must take the group it is built for, so that a planner that
+ * stopped taking words fails here. */
+Test(gpu_emulate, converted_transposes_by_source_words, .timeout = 600) {
+  static const struct {
+    int64_t nb, a, b, pd, offd, ps, offs; /* cuda_padded_transpose's */
+    bool flip;                            /* reversed along k */
+    int64_t group;
+  } shapes[] = {
+      {2, 264, 40, 48, 3, 272, 8, false, 8}, /* words, the last tile along k cut */
+      {1, 512, 33, 40, 0, 512, 0, false, 8}, /* words, whole tiles along k */
+      {2, 263, 40, 48, 3, 272, 8, false, 2}, /* an odd k extent: pairs */
+      {2, 264, 40, 48, 3, 268, 4, false, 2}, /* rows on bytes, not words: pairs */
+      {2, 264, 40, 48, 3, 272, 8, true, 2},  /* reversed along k: pairs */
+  };
+  static const ndx_dtype types[][2] = {
+      {NDX_F4E2M1FN, NDX_F16}, {NDX_I4, NDX_I8},   {NDX_U4, NDX_F32},
+      {NDX_F4E2M1FN, NDX_F64}, {NDX_U4, NDX_BOOL}, {NDX_I4, NDX_BF16},
+  };
+  for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+      cuda_case c = {.bits = ndx_dtype_bits(types[t][1])};
+      snprintf(c.name, sizeof c.name, "converted 4-bit case %zu", k);
+      cuda_padded_transpose(&c, shapes[k].nb, shapes[k].a, shapes[k].b, shapes[k].pd,
+                            shapes[k].offd, shapes[k].ps, shapes[k].offs);
+      if (shapes[k].flip) {
+        ndx_range fr[3] = {
+            {0, shapes[k].nb, 1}, {shapes[k].a - 1, shapes[k].a, -1}, {0, shapes[k].b, 1}};
+        ndx_layout f;
+        cr_assert_eq(ndx_slice(&f, &c.src, fr), NDX_OK, "%s", ndx_last_error());
+        c.src = f;
+      }
+      ndx_launch d;
+      for (int wide = 0; wide < 2; wide++)
+        check_convert_case(&c, types[t][0], types[t][1], wide, &d);
+      int64_t want = shapes[k].group == 8 && c.bits > 16 ? 2 : shapes[k].group;
+      cr_assert_eq(d.group, want, "%s, %s to %s: group %lld", c.name, ndx_dtype_name(types[t][0]),
+                   ndx_dtype_name(types[t][1]), (long long)d.group);
+    }
+}
+
 /* Tiles joined with the batch axes, and long tiles whose source rows start
  * off the sectors: phase 1 realigns on the source's sectors (its elements
  * of a sector, not the destination's), every pair in both forms. */

@@ -59,7 +59,7 @@ static bool banks_clear(int64_t pitch, int64_t eb, int64_t tk, int64_t tj, int64
         int n = 0;
         for (int64_t e = e0; e < e0 + group && e < elems; e++) {
           int64_t row = e / slots, col = e % slots;
-          if (!phase && per > 1) col = col * per + ndx_launch_put(col, x, eb);
+          if (!phase && per > 1) col = col * per + ndx_launch_put(col, x, eb, per);
           if (col >= len) continue;
           int64_t a = phase ? col : row, b = phase ? row : col;
           for (int64_t w = (a * pitch + b * eb) / 4; w <= (a * pitch + b * eb + eb - 1) / 4; w++) {
@@ -129,6 +129,20 @@ static int64_t copy_words(const ndx_operands *q, int bits, int64_t dk) {
   int64_t g = bits == 8 || bits == 16 ? 32 / bits : 1;
   bool on = g > 1 && q->strides[1][q->rank - 2] == 1 && dk % g == 0 && rows_on_words(q, g);
   return on ? g : 1;
+}
+
+/* The elements of a conversion's phase-1 source word (ndx_launch.group)
+ * for transpose pair q from a `src_bits`-bit source whose joined k extent
+ * is dk: from a 4-bit source, 8, a 4-byte word, where every tile row
+ * starts and ends on one (rows_on_words along a k of stride 1, and dk a
+ * multiple of 8), else 2, a byte, where every row's pairs lie in whole
+ * bytes (rows_on_words, along a k of stride 1 or -1); else 1. (tile_shape
+ * takes words into types of up to 16 bits: a tile of 256-element rows of
+ * wider ones does not fit, and it goes back to pairs.) */
+static int64_t convert_words(const ndx_operands *q, int src_bits, int64_t dk) {
+  if (src_bits != 4) return 1;
+  if (q->strides[1][q->rank - 2] == 1 && dk % 8 == 0 && rows_on_words(q, 8)) return 8;
+  return rows_on_words(q, 2) ? 2 : 1;
 }
 
 /* The phase-1 slots of a tile_shape tile of tk x tj (k: the source's unit
@@ -225,10 +239,12 @@ static void join_outer(ndx_launch *d, const ndx_operands *q, int bits) {
  * `src_bits` wide (a conversion's, `convert`; a copy's are `bits`): the
  * tile holds `bits`-bit elements, and the source's sectors decide whether
  * its rows are on them and how phase 1 realigns (a 4-bit source: never;
- * its slots take the pairs of a source byte where rows_on_words holds,
- * d->group 2, along rows of 64 elements, a sector of source bytes). A
+ * its slots take the 8 elements of a 4-byte source word or the pair of a
+ * source byte as convert_words allows, d->group 8 or 2, along rows of 256
+ * or 64 elements: a warp's 128 bytes of words, or a sector of bytes). A
  * copy's slots take a source word's elements where copy_words allows,
- * realigning by words. */
+ * realigning by words. Where no pitch leaves the banks clear with a
+ * group's slots, the tile takes the next smaller group. */
 static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_bits, bool convert,
                        int64_t dk, int64_t dj) {
   /* square; a side shorter than the square's with the other not: that
@@ -254,9 +270,11 @@ static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_b
     tk = dk < run ? dk : run;
   else if (dj > side && !rows_on_sectors(q, 0, r - 1, side, eb))
     tj = dj < run ? dj : run;
-  int64_t group =
-      convert ? (src_bits == 4 && rows_on_words(q, 2) ? 2 : 1) : copy_words(q, bits, dk);
-  if (!tile_slots(d, q, bits, src_bits, dk, tk, tj, group) && group > 1)
+  int64_t group = convert ? convert_words(q, src_bits, dk) : copy_words(q, bits, dk);
+  bool clear = tile_slots(d, q, bits, src_bits, dk, tk, tj, group);
+  if (!clear && group == 8) /* a 4-bit source's bytes */
+    clear = tile_slots(d, q, bits, src_bits, dk, tk, tj, 2);
+  if (!clear && d->group > 1)
     tile_slots(d, q, bits, src_bits, dk, tk, tj, 1); /* a slot an element: every pitch tried */
 }
 
