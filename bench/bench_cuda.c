@@ -75,7 +75,7 @@ typedef struct bench_cuda_opts {
 
 typedef gpu_case bcase;
 
-#define MAX_CASES 40
+#define MAX_CASES 48 /* as ndx-bench --gpu-model holds them */
 static bcase cases[MAX_CASES];
 static int ncases;
 

@@ -165,6 +165,7 @@ int gpu_cases(gpu_case *out, int max) {
     add_convert("convert f4e2m1fn -> f16 4096x4096", NDX_F4E2M1FN, NDX_F16, 2, sq, 0);
     add_convert("convert f4e2m1fn -> f16 transpose 4096x4096", NDX_F4E2M1FN, NDX_F16, 2, sq, 't');
     add_convert("convert i8 -> f32 contiguous", NDX_I8, NDX_F32, 1, &M, 0);
+    add_convert("convert f16 -> f4e2m1fn contiguous", NDX_F16, NDX_F4E2M1FN, 1, &M, 0);
   }
   return ncases;
 }

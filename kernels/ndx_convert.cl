@@ -12,16 +12,18 @@
  *                      work-item i converts C-order elements [i*chunk,
  *                      (i+1)*chunk), the gpu shape's every launch-size-th
  *                      unit from its global id (an element, or a group of
- *                      a row's elements), a batch loaded before any is
- *                      stored (ndx_convert_units_wN);
+ *                      a row's elements, and so into 4-bit destinations
+ *                      whose rows' groups hold whole bytes), a batch
+ *                      loaded before any is stored (ndx_convert_units_wN);
  *   ndx_convert_tile   the cpu shape's transposes, destinations of 8 bits and
  *                      up: work-item i converts tile i (ndx_convert_tile_wN);
  *   ndx_convert_transpose  the gpu shape's transposes, destinations of 8
  *                      bits and up: a work-group per tile, through the
  *                      copy's tile (ndx_convert_gpu.h);
- *   ndx_convert_bytes  4-bit destinations: destination bytes from the
- *                      descriptor's `first`, the cpu shape's `chunk` of them
- *                      a work-item, the gpu shape's one at a time. */
+ *   ndx_convert_bytes  4-bit destinations (the gpu shape's that
+ *                      ndx_convert does not take): destination bytes from
+ *                      the descriptor's `first`, the cpu shape's `chunk` of
+ *                      them a work-item, the gpu shape's one at a time. */
 #include "ndx_convert_cpu.h"
 #ifdef NDX_SHAPE_GPU
 #include "ndx_convert_gpu.h"

@@ -11,13 +11,14 @@
  * run and tile are in ndx_convert_cpu.h):
  *   element  one C-order element (the gpu shape's unit: adjacent
  *            work-items store adjacent elements of the destination), or
- *            from a 4-bit source, where the planner groups them
- *            (ndx_launch.group), a row's elements of one source word,
- *            loaded as that word and stored as one access, so that a
- *            warp's loads are whole bytes;
+ *            where the planner groups them (ndx_launch.group), a row's
+ *            elements of one source word, loaded as that word and stored
+ *            as one access, so that a warp's loads are whole words; into a
+ *            4-bit destination only so, each byte in one group;
  *   byte     one byte of a 4-bit destination, its one or two elements
  *            found by ndx_count_below, written whole by its one writer, the
- *            bits no element of the copy holds kept (both shapes).
+ *            bits no element of the copy holds kept (the cpu shape's, and
+ *            the gpu shape's where rows do not hold whole bytes).
  * The types are the caller's compile-time constants, so that the loads,
  * stores and the conversion fold to the one pair a program holds. Every
  * access is checked first in the bounds-check build (ndx_gpu_in), and
@@ -51,9 +52,13 @@ NDX_FN ndx_u64 ndx_convert_load(NDX_GLOBAL const ndx_u8 *src, ndx_pos pos, int b
   }
 }
 
-/* Stores the `bits`-bit element at `pos` (8 to 64 bits). */
+/* Stores the `bits`-bit element at `pos` (4 to 64 bits; 4: the byte's
+ * other nibble read and kept, which only its writer may hold). */
 NDX_FN void ndx_convert_store(NDX_GLOBAL ndx_u8 *dst, ndx_pos pos, int bits, ndx_u64 v) {
   switch (bits) {
+  case 4:
+    ndx_store_bits(dst, pos, 4, (ndx_u32)v);
+    break;
   case 8:
     ndx_store8(dst, pos, (ndx_u8)v);
     break;
@@ -84,10 +89,13 @@ NDX_FN ndx_u64 ndx_convert_word(NDX_GLOBAL const ndx_u8 *src, ndx_pos w, int byt
   }
 }
 
-/* Stores the low `bytes` bytes (2 to 16) of v as word `w` of that size: a
+/* Stores the low `bytes` bytes (1 to 16) of v as word `w` of that size: a
  * conversion unit's destination elements, one access. */
 NDX_FN void ndx_convert_store_word(NDX_GLOBAL ndx_u8 *dst, ndx_pos w, int bytes, ndx_u128 v) {
   switch (bytes) {
+  case 1:
+    ndx_store8(dst, w, (ndx_u8)v.x);
+    break;
   case 2:
     ndx_store16(dst, w, (ndx_u16)v.x);
     break;
@@ -208,7 +216,7 @@ NDX_FN void ndx_convert_unit_store_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOB
     NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, turn * 1024, dst + h.to * (db / 8), db / 8);
     ndx_convert_store(dst, h.to, db, ndx_convert_bits(h.v.x, st, dt));
   } else if (h.to >= 0) {
-    NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, turn * 1024, dst + h.to * (db / 8),
+    NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, turn * 1024, dst + ndx_byte_of(h.to, db),
                   gn * db / 8);
     ndx_u128 w; /* ndx_convert_bits sets no bit above db */
     w.x = w.y = 0;
@@ -229,8 +237,8 @@ NDX_FN void ndx_convert_unit_store_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOB
         continue;
       NDX_GPU_TRACE(NDX_TRACE_GATHER, turn * 1024 + 1 + t, src + ndx_byte_of(psx, sb),
                     sb < 8 ? 1 : sb / 8);
-      NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, turn * 1024 + 1 + t, dst + pdx * (db / 8),
-                    db / 8);
+      NDX_GPU_TRACE(NDX_TRACE_GATHER | NDX_TRACE_STORE, turn * 1024 + 1 + t,
+                    dst + ndx_byte_of(pdx, db), db < 8 ? 1 : db / 8);
       ndx_convert_store(dst, pdx, db, ndx_convert_bits(ndx_convert_load(src, psx, sb), st, dt));
     }
   }

@@ -191,11 +191,12 @@ static long long looped;                        /* ... on one block, threads loo
 /* conversions grouped (ndx_launch.group): [0] the elements family's
  * groups from a 4-bit source, [1] the transpose's pairs of one, [2] the
  * elements family's groups from a source of 8 to 32 bits, [3] the
- * transpose's words of a 4-bit source; in the first three, from a source
- * reversed along the grouped axis, and with partial groups (rows whose
- * first unit is short and whose last is partial; an odd k extent), which
- * words never take (convert_words, src/host/launch.c) */
-static long long grouped[4], grouped_reversed[4], grouped_partial[4];
+ * transpose's words of a 4-bit source, [4] the elements family's groups
+ * into a 4-bit destination; but [3], from a source reversed along the
+ * grouped axis, and with partial groups (rows whose first unit is short
+ * and whose last is partial; an odd k extent), which words never take
+ * (convert_words, src/host/launch.c) */
+static long long grouped[5], grouped_reversed[5], grouped_partial[5];
 
 /* Runs every thread of launch c's grid (one block with `one_block`), in
  * reverse order with `reverse`. */
@@ -235,7 +236,8 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
              ndx_dtype_name(dt), dtext, stext, ndx_last_error());
     return false;
   }
-  int family = db < 8 ? NDX_CONVERT_BYTES : NDX_CONVERT_ELEMENTS;
+  /* below 8 bits, bytes, or elements where rows' groups hold whole bytes */
+  int family = db < 8 && c.args.d.group <= 1 ? NDX_CONVERT_BYTES : NDX_CONVERT_ELEMENTS;
   if (db >= 8 && c.family == NDX_CONVERT_TRANSPOSE) family = NDX_CONVERT_TRANSPOSE;
   if (c.blocks > 0 && c.family != family) {
     snprintf(why, size, "%s to %s: family %d for %d-bit destinations", ndx_dtype_name(st),
@@ -263,7 +265,7 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
     const ndx_launch *L = &c.args.d;
     if (L->group > 1) {
       int tile = c.family == NDX_CONVERT_TRANSPOSE;
-      int kind = sb > 4 ? 2 : !tile ? 0 : L->group == 8 ? 3 : 1;
+      int kind = db < 8 ? 4 : sb > 4 ? 2 : !tile ? 0 : L->group == 8 ? 3 : 1;
       const ndx_pack_head *ph = (const ndx_pack_head *)c.args.pack;
       int ax = (int)ph->rank - 1 - tile;
       int64_t st = ph->wide ? ndx_stride_w64(ph, 1, ax) : ndx_stride_w32(ph, 1, ax);
@@ -344,11 +346,12 @@ int main(int argc, char **argv) {
                wide ? 64 : 32, runs[f][wide]);
       tap(runs[f][wide] > 0, name, "never planned by any case");
     }
-  const char *what[4] = {"ndx_convert_elements' groups of a 4-bit source's elements",
+  const char *what[5] = {"ndx_convert_elements' groups of a 4-bit source's elements",
                          "ndx_convert_transpose's pairs of a 4-bit source's elements",
                          "ndx_convert_elements' groups of an 8 to 32-bit source's elements",
-                         "ndx_convert_transpose's words of a 4-bit source's elements"};
-  for (int k = 0; k < 4; k++) {
+                         "ndx_convert_transpose's words of a 4-bit source's elements",
+                         "ndx_convert_elements' groups into a 4-bit destination"};
+  for (int k = 0; k < 5; k++) {
     char name[256];
     snprintf(name, sizeof name,
              "%s ran (%lld conversions), from reversed sources (%lld), with partial groups (%lld)",

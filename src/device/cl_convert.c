@@ -61,7 +61,7 @@ static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst
     z = (ndx_convert_sizes){.local = NDX_CL_GPU_LOCAL_SIZE,
                             .max_groups = NDX_CL_GPU_MAX_GROUPS,
                             .align = 16}; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN: 128 bits at least */
-  int family = ndx_convert_family_of(&p, &z);
+  int family = ndx_convert_family_of(&p, sb, &z);
   plan->path = NDX_PATH_GATHER;
   plan->wide = p.wide;
   s = ndx_cl_convert_kernel(cl, fn, p.wide, family, (int)st, (int)dt, &plan->kernel, &plan->local);

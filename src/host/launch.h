@@ -112,11 +112,14 @@ typedef struct ndx_convert_sizes {
 ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_layout *dst,
                                  const ndx_layout *src, int dst_bits, unsigned flags);
 
-/* The family that runs conversion plan `p` (ndx_convert_plan_make) on
- * the shape of `z`: bytes below 8 bits; for what the planner makes a
- * transpose, tiles on the cpu shape and the copy's transpose on the gpu
- * shape; else elements. */
-ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, const ndx_convert_sizes *z);
+/* The family that runs conversion plan `p` (ndx_convert_plan_make) from
+ * `src_bits`-bit source elements on the shape of `z`: below 8 bits, bytes,
+ * but on the gpu shape elements where a row's groups of elements hold
+ * whole destination bytes (launch_convert.c, convert_group); for what the
+ * planner makes a transpose, tiles on the cpu shape and the copy's
+ * transpose on the gpu shape; else elements. */
+ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, int src_bits,
+                                         const ndx_convert_sizes *z);
 
 /* Fills `d` for conversion plan `p` (ndx_convert_plan_make, at least one
  * element: every path but empty, the buffer path too, takes a kernel) from

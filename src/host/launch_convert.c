@@ -10,12 +10,6 @@ ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_l
   return ndx_copy_plan_make(p, call, dst, src, dst_bits, &ndx_gpu_caps, flags);
 }
 
-ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, const ndx_convert_sizes *z) {
-  if (p->bits < 8) return NDX_CONVERT_BYTES;
-  if (p->path != NDX_PATH_TRANSPOSE) return NDX_CONVERT_ELEMENTS;
-  return z->local == 0 ? NDX_CONVERT_TILE : NDX_CONVERT_TRANSPOSE;
-}
-
 /* The gpu shape's elements family from a source of up to 32 bits
  * (ndx_launch.group): units of G consecutive elements of a row of the
  * innermost axis, one load of their G * src_bits source bits and one store
@@ -24,38 +18,46 @@ ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, const ndx_conve
  * aligned: the innermost axis of stride 1 in the destination and 1 or -1
  * in the source, every other stride a multiple of G on both sides, and the
  * source's word boundaries at the same elements of a row as the
- * destination's (each row's first unit `skew` elements short). Else
- * element by element (group 1). The wider accesses put G times the bytes
- * in flight (ndx-bench --gpu-model, "convert i8 -> f32 contiguous"). */
-static void convert_group(const ndx_copy_plan *p, int src_bits, int64_t align, ndx_launch *d) {
+ * destination's (each row's first unit `skew` elements short). Into a
+ * 4-bit destination, every row also starts on a byte (an even offset), so
+ * that each destination byte is one unit's, its nibbles never written by
+ * two work-items. Returns G, its skew in *skew; else 1 (element by
+ * element, or for a 4-bit destination a byte at a time). The wider
+ * accesses put G times the bytes in flight (ndx-bench --gpu-model,
+ * "convert i8 -> f32 contiguous", "convert f16 -> f4e2m1fn contiguous"). */
+static int64_t convert_group(const ndx_copy_plan *p, int src_bits, int64_t align, int64_t *skew) {
   const ndx_operands *q = &p->q;
   int r = q->rank;
-  d->group = 1;
-  if (src_bits > 32 || p->bits < 8 || r < 1) return;
+  if (src_bits > 32 || r < 1 || (p->bits < 8 && q->offset[0] % 2 != 0)) return 1;
   int64_t n = q->shape[r - 1], ss = q->strides[1][r - 1];
-  if (q->strides[0][r - 1] != 1 || (ss != 1 && ss != -1)) return;
+  if (q->strides[0][r - 1] != 1 || (ss != 1 && ss != -1)) return 1;
   int64_t widest = p->bits > src_bits ? p->bits : src_bits, most = 64 / src_bits;
   for (int64_t g = 128 / p->bits < most ? 128 / p->bits : most; g >= 2; g /= 2) {
     if (g * widest / 8 > align || n < g) continue;
     bool fits = true;
     for (int a = 0; a < r - 1 && fits; a++)
       fits = q->strides[0][a] % g == 0 && q->strides[1][a] % g == 0;
-    int64_t o = q->offset[1] % g, skew = ss > 0 ? o : g - 1 - o;
-    if (!fits || (q->offset[0] - skew) % g != 0) continue;
-    d->group = g, d->skew = skew;
-    d->row_units = ndx_ceil_div(n + skew, g);
-    d->units = q->numel / n * d->row_units;
-    int shift;
-    ndx_pack_magic(d->row_units, 64, &d->row_magic, &shift);
-    d->row_shift = shift;
-    return;
+    int64_t o = q->offset[1] % g;
+    *skew = ss > 0 ? o : g - 1 - o;
+    if (fits && (q->offset[0] - *skew) % g == 0) return g;
   }
+  return 1;
+}
+
+ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, int src_bits,
+                                         const ndx_convert_sizes *z) {
+  int64_t skew;
+  if (p->bits < 8)
+    return z->local > 0 && convert_group(p, src_bits, z->align, &skew) > 1 ? NDX_CONVERT_ELEMENTS
+                                                                           : NDX_CONVERT_BYTES;
+  if (p->path != NDX_PATH_TRANSPOSE) return NDX_CONVERT_ELEMENTS;
+  return z->local == 0 ? NDX_CONVERT_TILE : NDX_CONVERT_TRANSPOSE;
 }
 
 ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,
                                       const ndx_convert_sizes *z, ndx_launch *d, int64_t *work) {
   const ndx_operands *q = &p->q;
-  ndx_convert_family f = ndx_convert_family_of(p, z);
+  ndx_convert_family f = ndx_convert_family_of(p, src_bits, z);
   memset(d, 0, sizeof *d);
   if (f == NDX_CONVERT_TRANSPOSE) { /* the copy's tiles, a work-group each */
     ndx_launch_gpu_convert(p, src_bits, z->local, z->max_groups, d, work);
@@ -79,7 +81,16 @@ ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,
   default:
     d->units = q->numel;
     d->chunk = z->elems;
-    if (z->local > 0) convert_group(p, src_bits, z->align, d);
+    d->group = 1;
+    if (z->local > 0) d->group = convert_group(p, src_bits, z->align, &d->skew);
+    if (d->group > 1) {
+      int64_t n = q->shape[q->rank - 1];
+      d->row_units = ndx_ceil_div(n + d->skew, d->group);
+      d->units = q->numel / n * d->row_units;
+      int shift;
+      ndx_pack_magic(d->row_units, 64, &d->row_magic, &shift);
+      d->row_shift = shift;
+    }
   }
   if (z->local > 0) { /* every launch-size-th unit, the elements' a batch a turn */
     d->chunk = 0;
