@@ -120,15 +120,14 @@ NDX_FN void ndx_convert_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const nd
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n;
       ndx_gpu_held h = ndx_gpu_none();
-      /* a slot of a tile: 32-bit division (a 64-bit one spills) */
-      int a = (int)e / (int)d->slots_k, c = (int)e - a * (int)d->slots_k, b = 8 * c;
-      if (e < elems && w->j0 + a < dj && b < d->tile_k && w->k0 + b < dk) {
-        ndx_i64 ps = w->pos[1] + w->k0 + b + ndx_gpu_joined(&rows, a);
-        if (ndx_gpu_in(g, 1, ps, 8, 4)) {
-          NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ps / 2, 4);
-          h.v.x = ndx_load32(src, ps / 8);
-          h.to = (a * d->pitch + b * eb) * 8 + ndx_launch_put(c, 0, eb, 8);
-        }
+      ndx_i64 ps = 0, t = -1;
+      if (e < elems) t = ndx_gpu_tile_source_wN(d, w, &rows, e, dk, dj, 1, 8, eb, &ps);
+      if (t >= 0 && ndx_gpu_in(g, 1, ps, 8, 4)) {
+        /* the slot's word in its row: no realign from a 4-bit source */
+        int c = (int)e - (int)e / (int)d->slots_k * (int)d->slots_k;
+        NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ps / 2, 4);
+        h.v.x = ndx_load32(src, ps / 8);
+        h.to = t * 8 + ndx_launch_put(c, 0, eb, 8);
       }
       ndx_gpu_push(q, h);
     }
@@ -170,7 +169,7 @@ NDX_FN void ndx_convert_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n, ps = 0, t = -1;
       ndx_gpu_held h = ndx_gpu_none();
-      if (e < elems) t = ndx_gpu_tile_source_wN(d, w, &rows, e, dk, dj, ssk, eb, &ps);
+      if (e < elems) t = ndx_gpu_tile_source_wN(d, w, &rows, e, dk, dj, ssk, 1, eb, &ps);
       if (t >= 0 && ndx_gpu_in(g, 1, ps, 1, sb)) {
         NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ndx_byte_of(ps, sb), sb < 8 ? 1 : sb / 8);
         h.v.x = ndx_convert_load(src, ps, sb);

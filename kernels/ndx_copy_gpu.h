@@ -358,18 +358,22 @@ NDX_FN void ndx_gpu_gather_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u
   }
 }
 
-/* Element e of phase 1's work on tile w (8 bits and up): the source
- * position it loads, into *ps, and the byte of the tile it goes to, in row
- * a = j - j0 at column b = k - k0 of elements `tb` bytes wide; -1 where it
- * loads nothing. dk and dj: the joined matrix's extents (ndx_gpu_matrix_wN);
- * ssk: the source's stride along k. */
+/* Slot e of phase 1's work on tile w (8 bits and up): `gn` elements of
+ * tile row a = j - j0 from column b = k - k0, an element (gn = 1), or the
+ * elements of one source word (gn > 1, ndx_launch.group, along a k of
+ * stride 1, b less the row's realign in words); the source position of its
+ * first element into *ps, and the byte of the tile that element goes to,
+ * elements `tb` bytes wide there; -1 where it loads nothing. dk and dj:
+ * the joined matrix's extents (ndx_gpu_matrix_wN); ssk: the source's
+ * stride along k; rows: the source's rows (ndx_gpu_tile_join_wN). */
 NDX_FN ndx_i64 ndx_gpu_tile_source_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
                                       const ndx_gpu_join *rows, ndx_i64 e, ndx_i64 dk, ndx_i64 dj,
-                                      ndx_i64 ssk, int tb, ndx_i64 *ps) {
-  ndx_i64 a = e / d->slots_k, b = e - a * d->slots_k;
+                                      ndx_i64 ssk, int gn, int tb, ndx_i64 *ps) {
+  /* a slot of a tile: 32-bit division (a 64-bit one spills) */
+  int a = (int)e / (int)d->slots_k, s = (int)e - a * (int)d->slots_k;
   if (w->j0 + a >= dj) return -1;
   ndx_i64 row = w->pos[1] + w->k0 * ssk + ndx_gpu_joined(rows, a);
-  b -= ndx_gpu_realign(row, d->realign_k);
+  ndx_i64 b = (s - ndx_gpu_realign(row / gn, d->realign_k)) * gn;
   if (b < 0 || b >= d->tile_k || w->k0 + b >= dk) return -1;
   *ps = row + b * ssk;
   return a * d->pitch + b * tb;
@@ -381,9 +385,8 @@ NDX_FN ndx_i64 ndx_gpu_tile_source_wN(NDX_CONSTANT const ndx_launch *d, const nd
  * from k0 + c * group (c less the row's realign, in words), one load of
  * their 4-byte source word, NDX_GPU_BATCH slots before it puts any, each
  * element in order (ndx_launch_put, for a slot of one word). A word a lane
- * keeps four times (8-bit) or twice (16-bit) the
- * bytes of an element a lane in flight (ndx-bench --gpu-model, "transpose
- * 8-bit 8192x8192"). */
+ * keeps four times (8-bit) or twice (16-bit) the bytes of an element a
+ * lane in flight (ndx-bench --gpu-model, "transpose 8-bit 8192x8192"). */
 NDX_FN void ndx_gpu_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
                                   NDX_LOCAL ndx_u8 *tile, NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src,
                                   int bits, ndx_i64 lid, ndx_i64 n, ndx_i64 step,
@@ -401,18 +404,13 @@ NDX_FN void ndx_gpu_tile_words_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gp
     int at[NDX_GPU_BATCH];
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n;
+      ndx_i64 ps = 0, t = -1;
       at[i] = -1, v[i] = 0;
-      if (e >= elems) continue;
-      /* a slot of a tile: 32-bit division (a 64-bit one spills) */
-      int a = (int)e / (int)d->slots_k, s = (int)e - a * (int)d->slots_k;
-      if (w->j0 + a >= dj) continue;
-      ndx_i64 row = w->pos[1] + w->k0 + ndx_gpu_joined(&rows, a);
-      ndx_i64 word = s - ndx_gpu_realign(row / gn, d->realign_k), b = word * gn;
-      if (word < 0 || b >= d->tile_k || w->k0 + b >= dk) continue;
-      if (!ndx_gpu_in(g, 1, row + b, gn, bits)) continue;
-      NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + (row + b) * eb, 4);
-      v[i] = ndx_load32(src, (row + b) / gn);
-      at[i] = (int)(a * d->pitch + b * eb);
+      if (e < elems) t = ndx_gpu_tile_source_wN(d, w, &rows, e, dk, dj, 1, gn, eb, &ps);
+      if (t < 0 || !ndx_gpu_in(g, 1, ps, gn, bits)) continue;
+      NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ps * eb, 4);
+      v[i] = ndx_load32(src, ps / gn);
+      at[i] = (int)t;
     }
     for (int i = 0; i < NDX_GPU_BATCH; i++) {
       if (at[i] < 0) continue;
@@ -458,7 +456,7 @@ NDX_FN void ndx_gpu_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu
       ndx_i64 e = e0 + i * n, it = step * 1024 + (e - lid) / n, ps = 0, t = -1;
       at[i] = -1;
       v[i].x = v[i].y = 0;
-      if (e < elems) t = ndx_gpu_tile_source_wN(d, w, &rows, e, dk, dj, ssk, eb, &ps);
+      if (e < elems) t = ndx_gpu_tile_source_wN(d, w, &rows, e, dk, dj, ssk, 1, eb, &ps);
       if (t < 0 || !ndx_gpu_in(g, 1, ps, 1, bits)) continue;
       NDX_GPU_TRACE(NDX_TRACE_TILE, it, src + ps * eb, eb);
       v[i] = ndx_gpu_load(src, ps, eb);

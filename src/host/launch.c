@@ -182,8 +182,7 @@ static bool tile_slots(ndx_launch *d, const ndx_operands *q, int bits, int src_b
 /* The tile of a matrix of dk x dj `bits`-bit elements that the gpu
  * shape's second joins made (join_outer): each side cut into equal parts,
  * the longest shorter side whose tile leaves room for a pitch within
- * NDX_GPU_TILE_BYTES, since a row off the sectors wastes about a sector
- * whatever its length (75 x 77 of 225 x 693 fp32). */
+ * NDX_GPU_TILE_BYTES (75 x 77 of 225 x 693 fp32). */
 static void balanced_tile(int64_t dk, int64_t dj, int bits, int64_t *tk, int64_t *tj) {
   int64_t eb = bits / 8, most_k = NDX_GPU_TILE_BYTES(bits) / eb - 4;
   *tk = *tj = 0;
@@ -203,11 +202,11 @@ static void balanced_tile(int64_t dk, int64_t dj, int bits, int64_t *tk, int64_t
  * with its rows off the sectors on a side, the axes before the joined ones
  * that continue the source's joined run (stride dk along k) or the
  * destination's (dj along j) join too, where that lets balanced_tile cut
- * longer tile sides than the matrix's shorter one. A rank-8 permutation of
- * extents 5 to 11 joins 45 x 99 first, its source rows 180 bytes at any
- * 4-byte offset, a sector in about seven wasted ("permute rank 8 fp32
- * [5,7,9,11,5,7,9,11]" of ndx-bench --gpu-model); joined twice, 225 x 693
- * in tiles of 75 x 77. */
+ * longer tile sides than the matrix's shorter one, since a row off the
+ * sectors wastes about a sector whatever its length. A rank-8 permutation
+ * of extents 5 to 11 ("permute rank 8 fp32 [5,7,9,11,5,7,9,11]" of
+ * ndx-bench --gpu-model; docs/device.md section 10) joins 45 x 99 first;
+ * joined twice, 225 x 693 in tiles of 75 x 77. */
 static void join_outer(ndx_launch *d, const ndx_operands *q, int bits) {
   int r = q->rank;
   int64_t eb = bits / 8, dk = q->shape[r - 2] * d->join_k, dj = q->shape[r - 1] * d->join_j;

@@ -37,9 +37,11 @@ static int64_t convert_group(const ndx_copy_plan *p, int src_bits, int64_t align
     bool fits = true;
     for (int a = 0; a < r - 1 && fits; a++)
       fits = q->strides[0][a] % g == 0 && q->strides[1][a] % g == 0;
-    int64_t o = q->offset[1] % g;
-    *skew = ss > 0 ? o : g - 1 - o;
-    if (fits && (q->offset[0] - *skew) % g == 0) return g;
+    int64_t o = q->offset[1] % g, k = ss > 0 ? o : g - 1 - o;
+    if (fits && (q->offset[0] - k) % g == 0) {
+      *skew = k;
+      return g;
+    }
   }
   return 1;
 }
