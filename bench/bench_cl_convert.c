@@ -7,8 +7,8 @@
  * second over the ceiling's; the target is the conversion's ratio at least
  * 0.8 of that copy's. Each conversion is checked against the host
  * reference (tests/convert_ref.h: every element of a small one, a sample
- * of a large one) before it is timed. Rows join the table and
- * bench-cl.csv. */
+ * of a large one), and the copy against its random source, before they
+ * are timed. Rows join the table and bench-cl.csv. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,8 +45,8 @@ static const convert_case convert_cases[] = {
 typedef struct convert_data {
   ndx_layout base_l, view_l, dst_l;
   cl_mem src, dst, wsrc, wdst; /* the conversion's; the wider copy's */
-  uint8_t *host;
-  size_t src_bytes, dst_bytes;
+  uint8_t *host, *whost;       /* the sources' host copies */
+  size_t src_bytes, dst_bytes, wsrc_bytes, wdst_bytes;
   int64_t numel;
 } convert_data;
 
@@ -57,10 +57,17 @@ static size_t bytes_of(const ndx_layout *l, int bits) {
 }
 
 static void free_data(convert_data *d) {
-  free(d->host);
+  free(d->host), free(d->whost);
   cl_mem m[4] = {d->src, d->dst, d->wsrc, d->wdst};
   for (int k = 0; k < 4; k++)
     if (m[k]) clReleaseMemObject(m[k]);
+}
+
+/* Writes n bytes of host into buffer m; false with `why`. */
+static bool upload(env *e, cl_mem m, const uint8_t *host, size_t n, char *why, size_t whysz) {
+  cl_int err = clEnqueueWriteBuffer(e->q, m, CL_TRUE, 0, n, host, 0, NULL, NULL);
+  if (err != CL_SUCCESS) snprintf(why, whysz, "clEnqueueWriteBuffer: %s", cl_err(err));
+  return err == CL_SUCCESS;
 }
 
 /* Case c at e's size into d (its source random, finite normal f32 values
@@ -84,12 +91,15 @@ static bool make_data(env *e, const convert_case *c, convert_data *d, char *why,
   d->numel = ndx_numel(&d->view_l);
   d->src_bytes = bytes_of(&d->base_l, sb);
   d->dst_bytes = bytes_of(&d->dst_l, db);
+  d->wsrc_bytes = bytes_of(&d->base_l, w);
+  d->wdst_bytes = bytes_of(&d->dst_l, w);
   d->host = malloc(d->src_bytes);
+  d->whost = malloc(d->wsrc_bytes);
   d->src = new_buffer(e, d->src_bytes);
   d->dst = new_buffer(e, d->dst_bytes);
-  d->wsrc = new_buffer(e, bytes_of(&d->base_l, w));
-  d->wdst = new_buffer(e, bytes_of(&d->dst_l, w));
-  if (!d->host || !d->src || !d->dst || !d->wsrc || !d->wdst) {
+  d->wsrc = new_buffer(e, d->wsrc_bytes);
+  d->wdst = new_buffer(e, d->wdst_bytes);
+  if (!d->host || !d->whost || !d->src || !d->dst || !d->wsrc || !d->wdst) {
     snprintf(why, n, "out of memory for the buffers");
     return false;
   }
@@ -97,34 +107,51 @@ static bool make_data(env *e, const convert_case *c, convert_data *d, char *why,
     fill_random_f32(d->host, d->src_bytes, (uint64_t)(uintptr_t)c + 7);
   else
     fill_random(d->host, d->src_bytes, (uint64_t)(uintptr_t)c + 7);
-  cl_int err = clEnqueueWriteBuffer(e->q, d->src, CL_TRUE, 0, d->src_bytes, d->host, 0, NULL, NULL);
-  if (err != CL_SUCCESS) {
-    snprintf(why, n, "clEnqueueWriteBuffer: %s", cl_err(err));
-    return false;
-  }
-  return true;
+  fill_random(d->whost, d->wsrc_bytes, (uint64_t)(uintptr_t)c + 11);
+  /* both sources written: a buffer never written may read as pages of
+     zeros that no memory holds, which would time the copy's reads at the
+     speed of a cache */
+  return upload(e, d->src, d->host, d->src_bytes, why, n) &&
+         upload(e, d->wsrc, d->whost, d->wsrc_bytes, why, n);
 }
 
-/* Runs the conversion once and compares its destination with the host
- * reference: every element below 2^22 of them, else the ends and 2^20
- * random ones. */
+/* The elements a check compares, of numel: every one below 2^22 of them,
+ * else the ends and 2^20 random ones. */
+static int64_t sample_count(int64_t numel) {
+  return numel < (INT64_C(1) << 22) ? numel : (INT64_C(1) << 20) + 2;
+}
+
+/* The k-th element a check compares, of numel (rng: the sample's state). */
+static int64_t sample_at(int64_t k, int64_t numel, uint64_t *rng) {
+  if (sample_count(numel) == numel) return k;
+  return k == 0 ? 0 : k == 1 ? numel - 1 : (int64_t)(rng_next(rng) % (uint64_t)numel);
+}
+
+/* Reads `bytes` of buffer m into a new host buffer, NULL with `why`. */
+static uint8_t *download(env *e, cl_mem m, size_t bytes, char *why, size_t n) {
+  uint8_t *got = malloc(bytes);
+  if (got && clEnqueueReadBuffer(e->q, m, CL_TRUE, 0, bytes, got, 0, NULL, NULL) == CL_SUCCESS)
+    return got;
+  snprintf(why, n, got ? "the read-back failed" : "out of memory for the read-back");
+  free(got);
+  return NULL;
+}
+
+/* Runs the conversion once and compares a sample of its destination with
+ * the host reference. */
 static bool check_convert(env *e, const convert_case *c, convert_data *d, char *why, size_t n) {
-  cl_int err = CL_SUCCESS;
   ndx_status s = ndx_cl_convert(e->ndx, e->q, d->dst, &d->dst_l, c->dst_t, d->src, &d->view_l,
                                 c->src_t, 0, NULL, NULL);
-  uint8_t *got = malloc(d->dst_bytes), *want = calloc(d->dst_bytes, 1);
-  if (s == NDX_OK && got && want)
-    err = clEnqueueReadBuffer(e->q, d->dst, CL_TRUE, 0, d->dst_bytes, got, 0, NULL, NULL);
-  bool ok = s == NDX_OK && got && want && err == CL_SUCCESS;
-  if (!ok) snprintf(why, n, "%s", s != NDX_OK ? ndx_last_error() : "the read-back failed");
+  if (s != NDX_OK) {
+    snprintf(why, n, "ndx_cl_convert: %s", ndx_last_error());
+    return false;
+  }
+  uint8_t *got = download(e, d->dst, d->dst_bytes, why, n), *want = calloc(d->dst_bytes, 1);
+  bool ok = got && want;
   int db = ndx_dtype_bits(c->dst_t);
   uint64_t rng = 0x9e3779b97f4a7c15u;
-  int64_t count = d->numel < (INT64_C(1) << 22) ? d->numel : (INT64_C(1) << 20) + 2;
-  for (int64_t k = 0; ok && k < count; k++) {
-    int64_t i = count == d->numel ? k
-                : k == 0          ? 0
-                : k == 1          ? d->numel - 1
-                                  : (int64_t)(rng_next(&rng) % (uint64_t)d->numel);
+  for (int64_t k = 0; ok && k < sample_count(d->numel); k++) {
+    int64_t i = sample_at(k, d->numel, &rng);
     int64_t pd = oracle_position_of(&d->dst_l, i), ps = oracle_position_of(&d->view_l, i);
     ref_convert_elem(want, pd, c->dst_t, d->host, ps, c->src_t);
     if (ref_load(got, pd, db) != ref_load(want, pd, db)) {
@@ -134,6 +161,31 @@ static bool check_convert(env *e, const convert_case *c, convert_data *d, char *
     }
   }
   free(got), free(want);
+  return ok;
+}
+
+/* Runs the wider copy once (w bits) and compares a sample of its
+ * destination with its source's host copy. */
+static bool check_copy(env *e, convert_data *d, int w, char *why, size_t n) {
+  ndx_status s =
+      ndx_cl_copy(e->ndx, e->q, d->wdst, &d->dst_l, d->wsrc, &d->view_l, w, 0, NULL, NULL);
+  if (s != NDX_OK) {
+    snprintf(why, n, "ndx_cl_copy: %s", ndx_last_error());
+    return false;
+  }
+  uint8_t *got = download(e, d->wdst, d->wdst_bytes, why, n);
+  bool ok = got != NULL;
+  uint64_t rng = 0x9e3779b97f4a7c15u;
+  for (int64_t k = 0; ok && k < sample_count(d->numel); k++) {
+    int64_t i = sample_at(k, d->numel, &rng);
+    int64_t pd = oracle_position_of(&d->dst_l, i), ps = oracle_position_of(&d->view_l, i);
+    if (ref_load(got, pd, w) != ref_load(d->whost, ps, w)) {
+      snprintf(why, n, "the %d-bit copy's element %" PRId64 " is 0x%" PRIx64 ", want 0x%" PRIx64, w,
+               i, ref_load(got, pd, w), ref_load(d->whost, ps, w));
+      ok = false;
+    }
+  }
+  free(got);
   return ok;
 }
 
@@ -169,7 +221,7 @@ static void run_convert_case(env *e, const convert_case *c) {
                      .src_l = &d.view_l,
                      .bits = w};
     t[COPY].bytes = (double)d.numel * 2 * w / 8.0;
-    ok = check_convert(e, c, &d, why, sizeof why);
+    ok = check_convert(e, c, &d, why, sizeof why) && check_copy(e, &d, w, why, sizeof why);
     if (!ok) {
       printf("%-50s ndx WRONG: %s\n", c->name, why);
       e->wrong++;

@@ -55,47 +55,38 @@ NDX_FN void ndx_convert_row32(ndx_u32 *out, ndx_i64 n, NDX_GLOBAL const ndx_u8 *
                  : 0u;
 }
 
-#if NDX_STREAM
-/* A destination line of 64 bytes, built in registers before it is
- * streamed. */
-typedef union ndx_convert_line {
-  ndx_u8 b[64];
-  ndx_u16 h[32];
-  ndx_u32 w[16];
-  ulong2 v[4];
-} ndx_convert_line;
-
-/* Converts elements [k, n) of a row of unit strides on both sides (from
- * destination position pd and source position ps, 8 bits and up, into a
- * destination of 8 to 32 bits) a whole destination line at a time from
- * element k, which starts a line: each line converted into registers and
- * streamed (ndx_cpu_vectors.h), so that no destination line is read for
- * ownership before it is written, as the copy's rows stream theirs
- * ("convert f32 -> bf16 contiguous"). Returns the first element it left,
- * the rest being less than a line; the caller converts those and fences
- * once after its last stream (ndx_stream_fence). */
-NDX_FN ndx_i64 ndx_convert_stream_lines(NDX_GLOBAL ndx_u8 *dst, ndx_i64 pd,
-                                        NDX_GLOBAL const ndx_u8 *src, ndx_i64 ps, ndx_i64 k,
-                                        ndx_i64 n, int st, int dt, const ndx_gpu_guard *g) {
-  int sb = ndx_cv_bits(st), db = ndx_cv_bits(dt);
-  ndx_i64 per = 512 / db;
-  for (; k + per <= n; k += per) {
-    ndx_convert_line line;
-    for (ndx_i64 e = 0; e < per; e++) {
-      ndx_i64 at = ps + k + e;
-      ndx_u32 v = ndx_gpu_in(g, 1, at, 1, sb)
-                      ? (ndx_u32)ndx_convert_bits(ndx_convert_load(src, at, sb), st, dt)
-                      : 0u;
-      if (db == 8) line.b[e] = (ndx_u8)v;
-      if (db == 16) line.h[e] = (ndx_u16)v;
-      if (db == 32) line.w[e] = v;
-    }
-    if (!ndx_gpu_in(g, 0, pd + k, per, db)) continue;
-    NDX_GLOBAL ulong2 *q = (NDX_GLOBAL ulong2 *)(dst + (pd + k) * (db / 8));
-    for (int c = 0; c < 4; c++) __builtin_nontemporal_store(line.v[c], q + c);
+#if defined(NDX_OPENCL_C)
+/* A tile's second pass goes in blocks of 8 x 8 values where the
+ * destination's rows have unit stride: the block's 8 rows of the buffer
+ * (row j at b + j * pitch, 8 converted values along k) are loaded as
+ * vectors, transposed in registers (ndx_transpose_uint8, the copy's), and
+ * each of its columns narrowed to the destination's db bits (8, 16 or 32)
+ * and stored as one access of 8 elements along destination row k, from
+ * position pd + k * sdk, as the copy's blocks go: element by element, the
+ * pass would read its buffer down the columns ("convert f32 -> f16
+ * transpose 4096x4096"). */
+typedef struct __attribute__((packed)) ndx_packed_uchar8 {
+  uchar8 v;
+} ndx_packed_uchar8;
+NDX_ITEM_FN void ndx_convert_block(NDX_GLOBAL ndx_u8 *dst, ndx_i64 pd, ndx_i64 sdk,
+                                   const ndx_u32 *b, ndx_i64 pitch, int db,
+                                   const ndx_gpu_guard *g) {
+  uint8 a[8];
+#pragma unroll
+  for (int j = 0; j < 8; j++) a[j] = ((const ndx_packed_uint8 *)(b + j * pitch))->v;
+  ndx_transpose_uint8(a);
+#pragma unroll
+  for (int k = 0; k < 8; k++) {
+    if (!ndx_gpu_in(g, 0, pd + k * sdk, 8, db)) continue;
+    NDX_GLOBAL ndx_u8 *row = dst + (pd + k * sdk) * (db / 8);
+    if (db == 8) ((NDX_GLOBAL ndx_packed_uchar8 *)row)->v = convert_uchar8(a[k]);
+    if (db == 16) ((NDX_GLOBAL ndx_packed_ushort8 *)row)->v = convert_ushort8(a[k]);
+    if (db == 32) ((NDX_GLOBAL ndx_packed_uint8 *)row)->v = a[k];
   }
-  return k;
 }
+#define NDX_CONVERT_BLOCK 8
+#else
+#define NDX_CONVERT_BLOCK 1
 #endif
 
 #endif /* NDX_CONVERT_CPU_H */
@@ -126,7 +117,7 @@ NDX_FN ndx_i64 ndx_convert_stream_lines(NDX_GLOBAL ndx_u8 *dst, ndx_i64 pd,
 NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL ndx_u8 *dst,
                                NDX_GLOBAL const ndx_u8 *src, ndx_i64 i0, ndx_i64 i1, int st, int dt,
                                const ndx_gpu_guard *g) {
-  int sb = ndx_cv_bits(st), db = ndx_cv_bits(dt), in = (int)p->rank - 1, streamed = 0;
+  int sb = ndx_cv_bits(st), in = (int)p->rank - 1;
   ndx_odo_wN o;
   ndx_odo_start_wN(p, &o, (NDX_WORD)i0);
   ndx_i64 d = in >= 0 ? (ndx_i64)ndx_extent_wN(p, in) : 1;
@@ -136,14 +127,6 @@ NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL n
     ndx_i64 j = in >= 0 ? (ndx_i64)o.index[in] : 0, n = d - j < i1 - i ? d - j : i1 - i;
     ndx_i64 pd = (ndx_i64)o.pos[0], ps = (ndx_i64)o.pos[1], k = 0;
     if (sd == 1 && ss == 1 && sb >= 8) {
-#if NDX_STREAM
-      if (db <= 32 && (n - k) * db >= 2 * 512) { /* up to a line's start, then whole lines */
-        ndx_i64 head = (ndx_i64)((0u - (uintptr_t)(dst + pd * (db / 8))) & 63u) / (db / 8);
-        for (; k < head; k++) ndx_convert_at(dst, pd + k, src, ps + k, st, dt, g);
-        k = ndx_convert_stream_lines(dst, pd, src, ps, k, n, st, dt, g);
-        streamed = 1;
-      }
-#endif
       for (; k < n; k++) ndx_convert_at(dst, pd + k, src, ps + k, st, dt, g);
     } else if (sd == 1 && ss == -1 && sb >= 8) {
       for (; k < n; k++) ndx_convert_at(dst, pd + k, src, ps - k, st, dt, g);
@@ -160,7 +143,6 @@ NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL n
     i += n;
     if (i < i1) ndx_odo_next_row_wN(p, &o, (NDX_WORD)j, (NDX_WORD)sd, (NDX_WORD)ss);
   }
-  if (streamed) ndx_stream_fence();
 }
 
 /* Tile: tile t of a transpose pair (the pack in the order of the copy
@@ -171,9 +153,10 @@ NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL n
  * through a private buffer of the converted values, in two passes that
  * each run along one side's unit axis: the first loads and converts the
  * source along k (a loop the compiler vectorizes, as a run's), the second
- * stores the buffer's transpose along j (ndx-bench case "convert f32 ->
- * f16 transpose 4096x4096"); a 64-bit destination goes element by
- * element. */
+ * stores the buffer's transpose along j, in blocks transposed in registers
+ * where the destination's rows have unit stride (ndx_convert_block), what
+ * is left of them element by element (ndx-bench case "convert f32 -> f16
+ * transpose 4096x4096"); a 64-bit destination goes element by element. */
 NDX_FN void ndx_convert_tile_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *dst,
                                 NDX_GLOBAL const ndx_u8 *src, ndx_i64 t, int st, int dt,
                                 const ndx_gpu_guard *g) {
@@ -200,9 +183,17 @@ NDX_FN void ndx_convert_tile_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx
     for (ndx_i64 j = 0; j < nj; j++) NDX_PREFETCH(src + (ps0 + j * ssj) * sb / 8, nk * sb / 8, 0);
   for (ndx_i64 j = 0; j < nj; j++)
     ndx_convert_row32(buf + j * nk, nk, src, ps0 + j * ssj, ssk, st, dt, table, g);
+  /* the destination rows [0, fk) and columns [0, fj) that go in blocks */
+  ndx_i64 L = sdj == 1 ? NDX_CONVERT_BLOCK : 1;
+  ndx_i64 fk = L > 1 ? nk - nk % L : 0, fj = L > 1 ? nj - nj % L : 0;
+#if defined(NDX_OPENCL_C)
+  for (ndx_i64 k = 0; k < fk; k += L)
+    for (ndx_i64 j = 0; j < fj; j += L)
+      ndx_convert_block(dst, pd0 + k * sdk + j, sdk, buf + j * nk + k, nk, db, g);
+#endif
   for (ndx_i64 k = 0; k < nk; k++) {
     ndx_i64 pd = pd0 + k * sdk;
-    for (ndx_i64 j = 0; j < nj; j++)
+    for (ndx_i64 j = k < fk ? fj : 0; j < nj; j++)
       if (ndx_gpu_in(g, 0, pd + j * sdj, 1, db))
         ndx_convert_store(dst, pd + j * sdj, db, buf[j * nk + k]);
   }

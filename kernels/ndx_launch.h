@@ -61,7 +61,7 @@
 
 /* The most elements of a cpu-shape conversion tile (tile_k x tile_j), the
  * private buffer its converted values pass through (ndx_convert_cpu.h). */
-#define NDX_CONVERT_TILE_ELEMS 4096
+#define NDX_CONVERT_TILE_ELEMS 8192
 
 /* The work-group memory of rows moved through it (ndx_launch.stage_units):
  * NDX_GPU_BATCH vectors of 4 bytes for each of 256 work-items, the CUDA

@@ -263,7 +263,9 @@ Test(cl_convert, refusals_name_the_call_and_write_nothing) {
 }
 
 /* Transposes of several tiles a side (the cpu shape's tiles are
- * NDX_CL_CONVERT_TILE_SIDE square, 64) with partial tiles at both edges,
+ * NDX_CL_CONVERT_TILE_K x NDX_CL_CONVERT_TILE_J, 128 x 64) with partial
+ * tiles at both edges, rows and columns that the tile's second pass stores
+ * in blocks of 8 and one by one,
  * batched, the source's unit axis reversed, from 4-bit, 8-bit and 16-bit
  * sources and into a 64-bit destination (element by element). */
 Test(cl_convert, transposes_of_many_tiles) {
@@ -283,6 +285,9 @@ Test(cl_convert, transposes_of_many_tiles) {
     d = contiguous(2, (int64_t[]){130, 66}, 0);
     s = make(2, (int64_t[]){130, 66}, (int64_t[]){-1, 130}, 129);
     check_convert(&d, dt, &s, st, seed + 2);
+    d = make(2, (int64_t[]){150, 131}, (int64_t[]){262, 2}, 1); /* rows of stride 2 */
+    s = make(2, (int64_t[]){150, 131}, (int64_t[]){1, 151}, 1);
+    check_convert(&d, dt, &s, st, seed + 3);
   }
 }
 

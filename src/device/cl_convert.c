@@ -14,7 +14,7 @@
  * are the shared planner's (ndx_launch_convert, host/launch.h), from the
  * shape's sizes: the cpu shape gives each work-item NDX_CL_CONVERT_ELEMS
  * elements (half as many destination bytes, or one tile of
- * NDX_CL_CONVERT_TILE_SIDE a side), the gpu shape one unit at a time over
+ * NDX_CL_CONVERT_TILE_K x NDX_CL_CONVERT_TILE_J), the gpu shape one unit at a time over
  * the launch (cl_tuning.h). Enqueueing is the copy's
  * (ndx_cl_plan_enqueue_as): the same buffer checks, bounds-check reports
  * and events. */
@@ -30,9 +30,10 @@
 /* The cpu shape's conversion sizes (cl_tuning.h); the gpu shape's are
  * its kernel's work-group size and NDX_CL_GPU_MAX_GROUPS. */
 static const ndx_convert_sizes cl_cpu_convert = {.elems = NDX_CL_CONVERT_ELEMS,
-                                                 .tile_side = NDX_CL_CONVERT_TILE_SIDE};
+                                                 .tile_k = NDX_CL_CONVERT_TILE_K,
+                                                 .tile_j = NDX_CL_CONVERT_TILE_J};
 
-_Static_assert(NDX_CL_CONVERT_TILE_SIDE *NDX_CL_CONVERT_TILE_SIDE <= NDX_CONVERT_TILE_ELEMS,
+_Static_assert(NDX_CL_CONVERT_TILE_K *NDX_CL_CONVERT_TILE_J <= NDX_CONVERT_TILE_ELEMS,
                "a conversion tile fits the kernel's buffer");
 
 /* The plan of a conversion from src_l (type st) to dst_l (type dt), st

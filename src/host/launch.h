@@ -99,7 +99,8 @@ typedef struct ndx_convert_sizes {
   int64_t max_groups; /* gpu shape: the most work-groups (the work-items then loop) */
   int64_t elems;      /* cpu shape: elements a work-item converts (4-bit destinations: half as
                          many destination bytes) */
-  int64_t tile_side;  /* cpu shape: the side of a transpose's tile, elements */
+  int64_t tile_k;     /* cpu shape: a transpose tile's elements along the source's unit axis */
+  int64_t tile_j;     /* cpu shape: its elements along the destination's */
   int64_t align;      /* gpu shape: the bytes (a power of two) that both buffers start on, which
                          bounds the elements family's grouped accesses (ndx_launch.group) */
 } ndx_convert_sizes;

@@ -67,7 +67,7 @@ ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,
   }
   switch (f) {
   case NDX_CONVERT_TILE: /* one tile a work-item, no batch axis joined */
-    d->tile_k = d->tile_j = z->tile_side;
+    d->tile_k = z->tile_k, d->tile_j = z->tile_j;
     d->join_k = d->join_j = d->join_k2 = d->join_j2 = 1;
     d->batch_axes = q->rank - 2;
     ndx_launch_count_tiles(d, q);
