@@ -56,24 +56,20 @@ NDX_FN void ndx_convert_row32(ndx_u32 *out, ndx_i64 n, NDX_GLOBAL const ndx_u8 *
 }
 
 #if defined(NDX_OPENCL_C)
-/* A tile's second pass goes in blocks of 8 x 8 values where the
- * destination's rows have unit stride: the block's 8 rows of the buffer
- * (row j at b + j * pitch, 8 converted values along k) are loaded as
- * vectors, transposed in registers (ndx_transpose_uint8, the copy's), and
- * each of its columns narrowed to the destination's db bits (8, 16 or 32)
- * and stored as one access of 8 elements along destination row k, from
- * position pd + k * sdk, as the copy's blocks go: element by element, the
- * pass would read its buffer down the columns ("convert f32 -> f16
- * transpose 4096x4096"). */
+/* Stores the transpose of 8 x 8 converted values (row j at v + j * pitch,
+ * 8 values along k): loaded as vectors, transposed in registers
+ * (ndx_transpose_uint8, the copy's), each column narrowed to the
+ * destination's db bits (8, 16 or 32) and stored as one access of 8
+ * elements along destination row k, from position pd + k * sdk. */
 typedef struct __attribute__((packed)) ndx_packed_uchar8 {
   uchar8 v;
 } ndx_packed_uchar8;
-NDX_ITEM_FN void ndx_convert_block(NDX_GLOBAL ndx_u8 *dst, ndx_i64 pd, ndx_i64 sdk,
-                                   const ndx_u32 *b, ndx_i64 pitch, int db,
-                                   const ndx_gpu_guard *g) {
+NDX_ITEM_FN void ndx_convert_block_store(NDX_GLOBAL ndx_u8 *dst, ndx_i64 pd, ndx_i64 sdk,
+                                         const ndx_u32 *v, int pitch, int db,
+                                         const ndx_gpu_guard *g) {
   uint8 a[8];
 #pragma unroll
-  for (int j = 0; j < 8; j++) a[j] = ((const ndx_packed_uint8 *)(b + j * pitch))->v;
+  for (int j = 0; j < 8; j++) a[j] = ((const ndx_packed_uint8 *)(v + j * pitch))->v;
   ndx_transpose_uint8(a);
 #pragma unroll
   for (int k = 0; k < 8; k++) {
@@ -84,9 +80,24 @@ NDX_ITEM_FN void ndx_convert_block(NDX_GLOBAL ndx_u8 *dst, ndx_i64 pd, ndx_i64 s
     if (db == 32) ((NDX_GLOBAL ndx_packed_uint8 *)row)->v = a[k];
   }
 }
-#define NDX_CONVERT_BLOCK 8
-#else
-#define NDX_CONVERT_BLOCK 1
+
+/* A block of a tile: 16 elements along k (the source's rows) by 8 along j
+ * (the destination's, of unit stride), as the copy's blocks: source row j
+ * from position ps + j * ssj, its elements ssk apart, converted into
+ * registers (ndx_convert_row32, a loop the compiler vectorizes), then
+ * stored as two 8 x 8 transposes along the 16 destination rows from pd,
+ * sdk apart. Each source row gives a whole 64-byte line of 32-bit
+ * elements, read once. */
+NDX_ITEM_FN void ndx_convert_block(NDX_GLOBAL ndx_u8 *dst, ndx_i64 pd, ndx_i64 sdk,
+                                   NDX_GLOBAL const ndx_u8 *src, ndx_i64 ps, ndx_i64 ssk,
+                                   ndx_i64 ssj, int st, int dt, const ndx_u32 *table,
+                                   const ndx_gpu_guard *g) {
+  ndx_u32 v[8 * 16]; /* [j][k], k fastest */
+  for (int j = 0; j < 8; j++)
+    ndx_convert_row32(v + 16 * j, 16, src, ps + j * ssj, ssk, st, dt, table, g);
+  ndx_convert_block_store(dst, pd, sdk, v, 16, ndx_cv_bits(dt), g);
+  ndx_convert_block_store(dst, pd + 8 * sdk, sdk, v + 8, 16, ndx_cv_bits(dt), g);
+}
 #endif
 
 #endif /* NDX_CONVERT_CPU_H */
@@ -149,14 +160,12 @@ NDX_FN void ndx_convert_run_wN(NDX_CONSTANT const ndx_pack_head *p, NDX_GLOBAL n
  * planner's transpose: [batch..., k, j], k the source's unit axis, j the
  * destination's), `row_units` tiles a batch, `tiles_j` of them along j,
  * each tile_k x tile_j elements (the launch descriptor), 8-bit
- * destinations and up. A tile of destinations of 32 bits and less goes
- * through a private buffer of the converted values, in two passes that
- * each run along one side's unit axis: the first loads and converts the
- * source along k (a loop the compiler vectorizes, as a run's), the second
- * stores the buffer's transpose along j, in blocks transposed in registers
- * where the destination's rows have unit stride (ndx_convert_block), what
- * is left of them element by element (ndx-bench case "convert f32 -> f16
- * transpose 4096x4096"); a 64-bit destination goes element by element. */
+ * destinations and up. Into 32 bits and less, where the destination's
+ * rows have unit stride, the tile goes in blocks of 16 x 8
+ * (ndx_convert_block) that convert in registers between load and store, as
+ * the copy's tiles go in blocks, its source lines asked for at its start
+ * ("convert f32 -> f16 transpose 4096x4096"); what is left, and every
+ * other tile, element by element. */
 NDX_FN void ndx_convert_tile_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx_u8 *dst,
                                 NDX_GLOBAL const ndx_u8 *src, ndx_i64 t, int st, int dt,
                                 const ndx_gpu_guard *g) {
@@ -171,32 +180,21 @@ NDX_FN void ndx_convert_tile_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx
   ndx_i64 ssk = (ndx_i64)ndx_stride_wN(p, 1, r - 2), ssj = (ndx_i64)ndx_stride_wN(p, 1, r - 1);
   ndx_i64 pd0 = (ndx_i64)ndx_position_lead_wN(p, 0, (NDX_WORD)batch, r - 2) + k0 * sdk + j0 * sdj;
   ndx_i64 ps0 = (ndx_i64)ndx_position_lead_wN(p, 1, (NDX_WORD)batch, r - 2) + k0 * ssk + j0 * ssj;
-  if (db > 32) {
-    for (ndx_i64 k = 0; k < nk; k++)
-      for (ndx_i64 j = 0; j < nj; j++)
-        ndx_convert_at(dst, pd0 + k * sdk + j * sdj, src, ps0 + k * ssk + j * ssj, st, dt, g);
-    return;
-  }
-  ndx_u32 buf[NDX_CONVERT_TILE_ELEMS], table[16]; /* buf: [j][k], k fastest */
-  if (sb == 4) ndx_convert_table4(table, st, dt);
-  if (ssk == 1) /* the tile's source lines asked for together, as the copy's tile does */
-    for (ndx_i64 j = 0; j < nj; j++) NDX_PREFETCH(src + (ps0 + j * ssj) * sb / 8, nk * sb / 8, 0);
-  for (ndx_i64 j = 0; j < nj; j++)
-    ndx_convert_row32(buf + j * nk, nk, src, ps0 + j * ssj, ssk, st, dt, table, g);
-  /* the destination rows [0, fk) and columns [0, fj) that go in blocks */
-  ndx_i64 L = sdj == 1 ? NDX_CONVERT_BLOCK : 1;
-  ndx_i64 fk = L > 1 ? nk - nk % L : 0, fj = L > 1 ? nj - nj % L : 0;
+  ndx_i64 fk = 0, fj = 0; /* the destination rows [0, fk) and columns [0, fj) that go in blocks */
 #if defined(NDX_OPENCL_C)
-  for (ndx_i64 k = 0; k < fk; k += L)
-    for (ndx_i64 j = 0; j < fj; j += L)
-      ndx_convert_block(dst, pd0 + k * sdk + j, sdk, buf + j * nk + k, nk, db, g);
+  if (db <= 32 && sdj == 1) fk = nk - nk % 16, fj = nj - nj % 8;
+  ndx_u32 table[16];
+  if (sb == 4) ndx_convert_table4(table, st, dt);
+  if (ssk == 1 && fk > 0) /* into the L2, as the tile's blocks go down its rows */
+    for (ndx_i64 j = 0; j < fj; j++) NDX_PREFETCH(src + (ps0 + j * ssj) * sb / 8, fk * sb / 8, 1);
+  for (ndx_i64 k = 0; k < fk; k += 16)
+    for (ndx_i64 j = 0; j < fj; j += 8)
+      ndx_convert_block(dst, pd0 + k * sdk + j, sdk, src, ps0 + k * ssk + j * ssj, ssk, ssj, st, dt,
+                        table, g);
 #endif
-  for (ndx_i64 k = 0; k < nk; k++) {
-    ndx_i64 pd = pd0 + k * sdk;
+  for (ndx_i64 k = 0; k < nk; k++)
     for (ndx_i64 j = k < fk ? fj : 0; j < nj; j++)
-      if (ndx_gpu_in(g, 0, pd + j * sdj, 1, db))
-        ndx_convert_store(dst, pd + j * sdj, db, buf[j * nk + k]);
-  }
+      ndx_convert_at(dst, pd0 + k * sdk + j * sdj, src, ps0 + k * ssk + j * ssj, st, dt, g);
 }
 
 #endif /* one index form */

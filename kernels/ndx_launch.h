@@ -59,10 +59,6 @@
   ((bits) < 8 ? NDX_GPU_TILE_SIDE(bits) * NDX_GPU_TILE_BITS_PITCH                                  \
               : NDX_GPU_TILE_RUN * NDX_GPU_TILE * 3 / 2)
 
-/* The most elements of a cpu-shape conversion tile (tile_k x tile_j), the
- * private buffer its converted values pass through (ndx_convert_cpu.h). */
-#define NDX_CONVERT_TILE_ELEMS 8192
-
 /* The work-group memory of rows moved through it (ndx_launch.stage_units):
  * NDX_GPU_BATCH vectors of 4 bytes for each of 256 work-items, the CUDA
  * block and the OpenCL work-group of the gpu shape, small enough that 8

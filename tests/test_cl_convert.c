@@ -263,9 +263,9 @@ Test(cl_convert, refusals_name_the_call_and_write_nothing) {
 }
 
 /* Transposes of several tiles a side (the cpu shape's tiles are
- * NDX_CL_CONVERT_TILE_K x NDX_CL_CONVERT_TILE_J, 128 x 64) with partial
- * tiles at both edges, rows and columns that the tile's second pass stores
- * in blocks of 8 and one by one,
+ * NDX_CL_CONVERT_TILE_K x NDX_CL_CONVERT_TILE_J, 64 x 64) with partial
+ * tiles at both edges, rows and columns that go in blocks of 16 x 8 and
+ * one by one,
  * batched, the source's unit axis reversed, from 4-bit, 8-bit and 16-bit
  * sources and into a 64-bit destination (element by element). */
 Test(cl_convert, transposes_of_many_tiles) {

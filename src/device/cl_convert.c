@@ -33,9 +33,6 @@ static const ndx_convert_sizes cl_cpu_convert = {.elems = NDX_CL_CONVERT_ELEMS,
                                                  .tile_k = NDX_CL_CONVERT_TILE_K,
                                                  .tile_j = NDX_CL_CONVERT_TILE_J};
 
-_Static_assert(NDX_CL_CONVERT_TILE_K *NDX_CL_CONVERT_TILE_J <= NDX_CONVERT_TILE_ELEMS,
-               "a conversion tile fits the kernel's buffer");
-
 /* The plan of a conversion from src_l (type st) to dst_l (type dt), st
  * and dt distinct valid types, into *plan; its launch buffer is the
  * caller's to release. */

@@ -63,13 +63,11 @@
 #define NDX_CL_CONVERT_ELEMS 1024
 
 /* Conversions, cpu shape: a transpose's tile, elements along the source's
- * unit axis (k) and the destination's (j). Its source rows, asked for
- * together, are converted into a private buffer of NDX_CONVERT_TILE_ELEMS
- * (ndx_launch.h) and written out along the destination's rows; source rows
- * twice as long as the destination's read each in a run of 8 lines at 32
- * bits (ndx-bench case "convert f32 -> f16 transpose 4096x4096", against
- * tiles of 64 x 64 and of 64 x 128). */
-#define NDX_CL_CONVERT_TILE_K 128
+ * unit axis (k) and the destination's (j): its source lines are asked for
+ * at its start, and it goes in blocks of 16 x 8 (ndx_convert_cpu.h;
+ * ndx-bench case "convert f32 -> f16 transpose 4096x4096", against tiles
+ * of 128 x 64 and 128 x 128). */
+#define NDX_CL_CONVERT_TILE_K 64
 #define NDX_CL_CONVERT_TILE_J 64
 
 #endif /* NDX_CL_TUNING_H */
