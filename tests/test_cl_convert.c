@@ -265,14 +265,14 @@ Test(cl_convert, refusals_name_the_call_and_write_nothing) {
 /* Transposes of several tiles a side (the cpu shape's tiles are
  * NDX_CL_CONVERT_TILE_K x NDX_CL_CONVERT_TILE_J, 64 x 64) with partial
  * tiles at both edges, rows and columns that go in blocks of 16 x 8 and
- * one by one,
- * batched, the source's unit axis reversed, from 4-bit, 8-bit and 16-bit
- * sources and into a 64-bit destination (element by element). */
+ * one by one, batched, the source's unit axis reversed, destination rows
+ * of stride 2, from 4-bit to 64-bit sources and into a 64-bit destination
+ * (element by element). */
 Test(cl_convert, transposes_of_many_tiles) {
   cl_env_need(&env);
-  static const ndx_dtype tile_pairs[][2] = {{NDX_F32, NDX_F16},      {NDX_BF16, NDX_F32},
-                                            {NDX_F4E2M1FN, NDX_F16}, {NDX_I8, NDX_F32},
-                                            {NDX_F64, NDX_I64},      {NDX_U16, NDX_F8E5M2}};
+  static const ndx_dtype tile_pairs[][2] = {
+      {NDX_F32, NDX_F16}, {NDX_BF16, NDX_F32},   {NDX_F4E2M1FN, NDX_F16}, {NDX_I8, NDX_F32},
+      {NDX_F64, NDX_I64}, {NDX_U16, NDX_F8E5M2}, {NDX_F64, NDX_F32}};
   for (size_t k = 0; k < sizeof tile_pairs / sizeof tile_pairs[0]; k++) {
     ndx_dtype st = tile_pairs[k][0], dt = tile_pairs[k][1];
     uint64_t seed = 400 + 8 * k;

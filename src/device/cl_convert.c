@@ -14,8 +14,8 @@
  * are the shared planner's (ndx_launch_convert, host/launch.h), from the
  * shape's sizes: the cpu shape gives each work-item NDX_CL_CONVERT_ELEMS
  * elements (half as many destination bytes, or one tile of
- * NDX_CL_CONVERT_TILE_K x NDX_CL_CONVERT_TILE_J), the gpu shape one unit at a time over
- * the launch (cl_tuning.h). Enqueueing is the copy's
+ * NDX_CL_CONVERT_TILE_K x NDX_CL_CONVERT_TILE_J), the gpu shape one unit
+ * at a time over the launch (cl_tuning.h). Enqueueing is the copy's
  * (ndx_cl_plan_enqueue_as): the same buffer checks, bounds-check reports
  * and events. */
 #include <stdio.h>
