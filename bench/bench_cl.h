@@ -52,6 +52,8 @@ typedef struct env {
 
 const char *cl_err(cl_int e);
 cl_mem new_buffer(env *e, size_t bytes);
+/* Writes n bytes of host into buffer m; false with `why`. */
+bool upload(env *e, cl_mem m, const void *host, size_t n, char *why, size_t whysz);
 
 /* A program of `src` built for e's device with `options`; NULL when it does
  * not build (its log printed, under `name`). */

@@ -254,12 +254,7 @@ ndx_status make_case(env *e, const case_spec *c, case_data *d, char *why, size_t
     fill_random_f32(d->host, d->src_bytes, (uint64_t)(uintptr_t)c + 1);
   else
     fill_random(d->host, d->src_bytes, (uint64_t)(uintptr_t)c + 1);
-  cl_int err = clEnqueueWriteBuffer(e->q, d->src, CL_TRUE, 0, d->src_bytes, d->host, 0, NULL, NULL);
-  if (err != CL_SUCCESS) {
-    snprintf(why, whysz, "clEnqueueWriteBuffer: %s", cl_err(err));
-    return NDX_EDEVICE;
-  }
-  return NDX_OK;
+  return upload(e, d->src, d->host, d->src_bytes, why, whysz) ? NDX_OK : NDX_EDEVICE;
 fail:
   snprintf(why, whysz, "%s: %s", ndx_status_name(s), ndx_last_error());
   return s;

@@ -63,13 +63,6 @@ static void free_data(convert_data *d) {
     if (m[k]) clReleaseMemObject(m[k]);
 }
 
-/* Writes n bytes of host into buffer m; false with `why`. */
-static bool upload(env *e, cl_mem m, const uint8_t *host, size_t n, char *why, size_t whysz) {
-  cl_int err = clEnqueueWriteBuffer(e->q, m, CL_TRUE, 0, n, host, 0, NULL, NULL);
-  if (err != CL_SUCCESS) snprintf(why, whysz, "clEnqueueWriteBuffer: %s", cl_err(err));
-  return err == CL_SUCCESS;
-}
-
 /* Case c at e's size into d (its source random, finite normal f32 values
  * where the source is f32, as a model's tensors are); false with `why`. */
 static bool make_data(env *e, const convert_case *c, convert_data *d, char *why, size_t n) {

@@ -25,6 +25,12 @@ cl_mem new_buffer(env *e, size_t bytes) {
   return err == CL_SUCCESS ? m : NULL;
 }
 
+bool upload(env *e, cl_mem m, const void *host, size_t n, char *why, size_t whysz) {
+  cl_int err = clEnqueueWriteBuffer(e->q, m, CL_TRUE, 0, n, host, 0, NULL, NULL);
+  if (err != CL_SUCCESS) snprintf(why, whysz, "clEnqueueWriteBuffer: %s", cl_err(err));
+  return err == CL_SUCCESS;
+}
+
 /* ---- Programs ------------------------------------------------------------------ */
 
 cl_program build_program(env *e, const char *name, const char *src, size_t len,
