@@ -29,7 +29,7 @@
  *
  * Each conversion case of ndx-bench-cuda is planned as ndx_cuda_convert
  * and ndx_cl_convert's gpu shape plan it (ndx_convert_plan_make, then
- * ndx_launch_convert) and its sampled work-groups run through the bodies
+ * ndx_convert_choose and ndx_launch_convert) and its sampled work-groups run through the bodies
  * of kernels/ndx_convert_items.h (a unit an element, or a byte of a 4-bit
  * destination), each work-item looping over its units as the kernels do.
  * Sector use and bounds as above, each side at its own element width.
@@ -457,7 +457,7 @@ static tally sample_launch(const gpu_case *c, const model_launch *l, group_runne
 
 /* ---- Conversion cases ---------------------------------------------------------------- */
 
-/* group_runner of a conversion (family l->family of ndx_launch_convert):
+/* group_runner of a conversion (family l->family of ndx_convert_choose):
  * each work-item takes every launch-size-th unit as ndx_convert.cl's gpu
  * shape and ndx_convert.cu do. */
 static void run_convert_group(const model_launch *l, uint8_t *dst, const uint8_t *src,
@@ -490,7 +490,7 @@ static void run_convert_group(const model_launch *l, uint8_t *dst, const uint8_t
 
 /* Models conversion case c (gpu_model_case): planned as ndx_cuda_convert
  * and ndx_cl_convert's gpu shape plan it (ndx_convert_plan_make, then
- * ndx_launch_convert), the bodies of ndx_convert_items.h; bounds at each
+ * ndx_convert_choose and ndx_launch_convert), the bodies of ndx_convert_items.h; bounds at each
  * side's own element width. */
 static void convert_case(const gpu_case *c, gpu_model_result *res) {
   int sb = gpu_case_src_bits(c), db = c->bits;
@@ -505,7 +505,9 @@ static void convert_case(const gpu_case *c, gpu_model_result *res) {
   ndx_launch *d = (ndx_launch *)buf;
   int64_t groups;
   const ndx_convert_sizes z = {.local = LOCAL, .max_groups = MAX_GROUPS, .align = 16};
-  ndx_convert_family f = ndx_launch_convert(&p, sb, &z, d, &groups);
+  ndx_convert_choice choice = ndx_convert_choose(&p, sb, &z);
+  ndx_convert_family f = choice.family;
+  ndx_launch_convert(&p, sb, &choice, &z, d, &groups);
   res->path = f == NDX_CONVERT_BYTES       ? "cv-bytes"
               : f == NDX_CONVERT_TRANSPOSE ? "cv-tile"
                                            : "cv-elems";

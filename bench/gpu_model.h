@@ -59,7 +59,7 @@ typedef struct gpu_model_result {
 
 /* Models one copy or conversion case (gpu_cases.h): plans it for the gpu
  * shape, runs its sampled work-groups and fills *r (a conversion's path:
- * cv-elems or cv-bytes, ndx_launch_convert's family). */
+ * cv-elems or cv-bytes, ndx_convert_choose's family). */
 void gpu_model_case(const gpu_case *c, gpu_model_result *r);
 
 /* Models one gather or scatter case (gpu_cases.h): plans it for the gpu

@@ -11,7 +11,8 @@
  * store (ndx_launch_gpu_convert), on the gpu shape,
  * ndx_convert_bytes a destination byte at a time for 4-bit destinations,
  * so that no two work-items write one byte. The family and the geometry
- * are the shared planner's (ndx_launch_convert, host/launch.h), from the
+ * are the shared planner's (ndx_convert_choose and ndx_launch_convert,
+ * host/launch.h), from the
  * shape's sizes: the cpu shape gives each work-item NDX_CL_CONVERT_ELEMS
  * elements (half as many destination bytes, or one tile of
  * NDX_CL_CONVERT_TILE_K x NDX_CL_CONVERT_TILE_J), the gpu shape one unit
@@ -59,17 +60,18 @@ static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst
     z = (ndx_convert_sizes){.local = NDX_CL_GPU_LOCAL_SIZE,
                             .max_groups = NDX_CL_GPU_MAX_GROUPS,
                             .align = 16}; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN: 128 bits at least */
-  int family = ndx_convert_family_of(&p, sb, &z);
+  ndx_convert_choice c = ndx_convert_choose(&p, sb, &z);
   plan->path = NDX_PATH_GATHER;
   plan->wide = p.wide;
-  s = ndx_cl_convert_kernel(cl, fn, p.wide, family, (int)st, (int)dt, &plan->kernel, &plan->local);
+  s = ndx_cl_convert_kernel(cl, fn, p.wide, c.family, (int)st, (int)dt, &plan->kernel,
+                            &plan->local);
   if (s != NDX_OK) return s;
   snprintf(plan->kernel_name, sizeof plan->kernel_name, "ndx_%s from %s to %s",
-           ndx_cl_convert_family(family), ndx_dtype_name(st), ndx_dtype_name(dt));
+           ndx_cl_convert_family(c.family), ndx_dtype_name(st), ndx_dtype_name(dt));
   if (cl->shape == NDX_CL_SHAPE_GPU) z.local = (int64_t)plan->local; /* the kernel's, maybe less */
   ndx_launch d;
   int64_t work;
-  ndx_launch_convert(&p, sb, &z, &d, &work);
+  ndx_launch_convert(&p, sb, &c, &z, &d, &work);
   return ndx_cl_plan_launch(fn, plan, &p, &d, z.local ? work * z.local : work);
 }
 

@@ -19,6 +19,8 @@ ndx_status ndx_cuda_convert_fill(ndx_cuda_convert_launch *c, const char *fn,
   if (s != NDX_OK || p.q.numel == 0) return s;
   ndx_convert_sizes z = cuda_convert_sizes;
   z.align = align;
-  c->family = (int)ndx_launch_convert(&p, src_bits, &z, &c->args.d, &c->blocks);
+  ndx_convert_choice choice = ndx_convert_choose(&p, src_bits, &z);
+  c->family = (int)choice.family;
+  ndx_launch_convert(&p, src_bits, &choice, &z, &c->args.d, &c->blocks);
   return ndx_copy_plan_pack(&p, c->args.pack, sizeof c->args.pack);
 }

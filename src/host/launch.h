@@ -113,31 +113,40 @@ typedef struct ndx_convert_sizes {
 ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_layout *dst,
                                  const ndx_layout *src, int dst_bits, unsigned flags);
 
+/* What runs a conversion, decided once from its plan (ndx_convert_choose)
+ * and read by ndx_launch_convert and the runtime's kernel choice. */
+typedef struct ndx_convert_choice {
+  ndx_convert_family family;
+  int64_t group; /* gpu shape's elements family: elements a unit (ndx_launch.group), else 1 */
+  int64_t skew;  /* with group > 1: elements each row's first unit is short (ndx_launch.skew) */
+} ndx_convert_choice;
+
 /* The family that runs conversion plan `p` (ndx_convert_plan_make) from
- * `src_bits`-bit source elements on the shape of `z`: below 8 bits, bytes,
- * but on the gpu shape elements where a row's groups of elements hold
- * whole destination bytes (launch_convert.c, convert_group); for what the
- * planner makes a transpose, tiles on the cpu shape and the copy's
- * transpose on the gpu shape; else elements. */
-ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, int src_bits,
-                                         const ndx_convert_sizes *z);
+ * `src_bits`-bit source elements on the shape of `z`, and its grouping:
+ * below 8 bits, bytes, but on the gpu shape elements where a row's groups
+ * of elements hold whole destination bytes (launch_convert.c,
+ * convert_group); for what the planner makes a transpose, tiles on the cpu
+ * shape and the copy's transpose on the gpu shape; else elements, on the
+ * gpu shape `group` a unit where the layout and z->align allow. */
+ndx_convert_choice ndx_convert_choose(const ndx_copy_plan *p, int src_bits,
+                                      const ndx_convert_sizes *z);
 
 /* Fills `d` for conversion plan `p` (ndx_convert_plan_make, at least one
  * element: every path but empty, the buffer path too, takes a kernel) from
- * `src_bits`-bit source elements on the shape of `z` and returns the family
- * that runs it (ndx_convert_family_of): `units` (elements, tiles, or
+ * `src_bits`-bit source elements as `c` (ndx_convert_choose, for the same
+ * plan and the shape of `z`) runs it: `units` (elements, tiles, or
  * destination bytes from `first`), on the cpu shape `chunk`, the units of a
  * work-item (a tile's `tile_k`, `tile_j`, `tiles_j` and `row_units` for
  * tiles), and for the gpu shape's transposes ndx_launch_gpu_convert's tile.
- * On the gpu shape a source's elements go `group` a unit where the layout
- * and z->align allow (ndx_launch.h): the elements family's units (sources
- * up to 32 bits) are then groups of a row's elements, `row_units` a row,
- * and a transpose's phase-1 slots (4-bit sources) pairs of a tile row.
- * *work is the work-groups to launch on the gpu shape, one work-item a
- * batch of NDX_GPU_BATCH units for the elements family, a unit for bytes
- * (a work-group a tile) up to z->max_groups, else the work-items. Cannot
- * fail. */
-ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,
-                                      const ndx_convert_sizes *z, ndx_launch *d, int64_t *work);
+ * On the gpu shape the elements family's units (sources up to 32 bits) are
+ * c->group elements of a row, `row_units` a row, and a transpose's phase-1
+ * slots (4-bit sources) pairs of a tile row where ndx_launch_gpu_convert
+ * finds them. *work is the work-groups to launch on the gpu shape, one
+ * work-item a batch of NDX_GPU_BATCH units for the elements family, a unit
+ * for bytes (a work-group a tile) up to z->max_groups, else the work-items.
+ * z->local may be less than at ndx_convert_choose (the kernel's own), not
+ * 0 where it was not. Cannot fail. */
+void ndx_launch_convert(const ndx_copy_plan *p, int src_bits, const ndx_convert_choice *c,
+                        const ndx_convert_sizes *z, ndx_launch *d, int64_t *work);
 
 #endif /* NDX_LAUNCH_PLAN_H */

@@ -46,26 +46,25 @@ static int64_t convert_group(const ndx_copy_plan *p, int src_bits, int64_t align
   return 1;
 }
 
-ndx_convert_family ndx_convert_family_of(const ndx_copy_plan *p, int src_bits,
-                                         const ndx_convert_sizes *z) {
-  int64_t skew;
-  if (p->bits < 8)
-    return z->local > 0 && convert_group(p, src_bits, z->align, &skew) > 1 ? NDX_CONVERT_ELEMENTS
-                                                                           : NDX_CONVERT_BYTES;
-  if (p->path != NDX_PATH_TRANSPOSE) return NDX_CONVERT_ELEMENTS;
-  return z->local == 0 ? NDX_CONVERT_TILE : NDX_CONVERT_TRANSPOSE;
+ndx_convert_choice ndx_convert_choose(const ndx_copy_plan *p, int src_bits,
+                                      const ndx_convert_sizes *z) {
+  ndx_convert_choice c = {.family = NDX_CONVERT_ELEMENTS, .group = 1};
+  if (p->path == NDX_PATH_TRANSPOSE && p->bits >= 8)
+    c.family = z->local == 0 ? NDX_CONVERT_TILE : NDX_CONVERT_TRANSPOSE;
+  else if (z->local > 0)
+    c.group = convert_group(p, src_bits, z->align, &c.skew);
+  if (p->bits < 8 && c.group == 1) c.family = NDX_CONVERT_BYTES;
+  return c;
 }
 
-ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,
-                                      const ndx_convert_sizes *z, ndx_launch *d, int64_t *work) {
+void ndx_launch_convert(const ndx_copy_plan *p, int src_bits, const ndx_convert_choice *c,
+                        const ndx_convert_sizes *z, ndx_launch *d, int64_t *work) {
   const ndx_operands *q = &p->q;
-  ndx_convert_family f = ndx_convert_family_of(p, src_bits, z);
   memset(d, 0, sizeof *d);
-  if (f == NDX_CONVERT_TRANSPOSE) { /* the copy's tiles, a work-group each */
+  switch (c->family) {
+  case NDX_CONVERT_TRANSPOSE: /* the copy's tiles, a work-group each */
     ndx_launch_gpu_convert(p, src_bits, z->local, z->max_groups, d, work);
-    return f;
-  }
-  switch (f) {
+    return;
   case NDX_CONVERT_TILE: /* one tile a work-item, no batch axis joined */
     d->tile_k = z->tile_k, d->tile_j = z->tile_j;
     d->join_k = d->join_j = d->join_k2 = d->join_j2 = 1;
@@ -83,8 +82,7 @@ ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,
   default:
     d->units = q->numel;
     d->chunk = z->elems;
-    d->group = 1;
-    if (z->local > 0) d->group = convert_group(p, src_bits, z->align, &d->skew);
+    d->group = c->group, d->skew = c->skew;
     if (d->group > 1) {
       int64_t n = q->shape[q->rank - 1];
       d->row_units = ndx_ceil_div(n + d->skew, d->group);
@@ -96,11 +94,10 @@ ndx_convert_family ndx_launch_convert(const ndx_copy_plan *p, int src_bits,
   }
   if (z->local > 0) { /* every launch-size-th unit, the elements' a batch a turn */
     d->chunk = 0;
-    int64_t per = f == NDX_CONVERT_ELEMENTS ? NDX_GPU_BATCH : 1;
+    int64_t per = c->family == NDX_CONVERT_ELEMENTS ? NDX_GPU_BATCH : 1;
     int64_t groups = ndx_ceil_div(d->units, z->local * per);
     *work = groups < z->max_groups ? groups : z->max_groups;
   } else {
     *work = ndx_ceil_div(d->units, d->chunk);
   }
-  return f;
 }
