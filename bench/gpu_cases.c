@@ -166,6 +166,13 @@ int gpu_cases(gpu_case *out, int max) {
     add_convert("convert f4e2m1fn -> f16 transpose 4096x4096", NDX_F4E2M1FN, NDX_F16, 2, sq, 't');
     add_convert("convert i8 -> f32 contiguous", NDX_I8, NDX_F32, 1, &M, 0);
     add_convert("convert f16 -> f4e2m1fn contiguous", NDX_F16, NDX_F4E2M1FN, 1, &M, 0);
+    /* w4[:, 1:] = x[:, 1:], both 4096 x 4096: a block of a 4-bit matrix
+     * whose rows start inside a byte */
+    gpu_case *c = add("convert f16 -> f4e2m1fn 4096x4096 columns 1..", "convert", 0, 4);
+    c->convert = true, c->src_t = NDX_F16, c->dst_t = NDX_F4E2M1FN;
+    ndx_layout whole = contig(2, sq);
+    if (ndx_narrow(&c->dst, &whole, 1, 1, sq[1] - 1) != NDX_OK) die("ndx_narrow");
+    c->src = c->dst;
   }
   return ncases;
 }

@@ -5,8 +5,9 @@
  * 4-bit elements starting inside a byte, a broadcast into a step-2
  * destination, rank 0, rank 32, empty, and a 4-bit source's grouped
  * words and byte pairs (rows starting inside a word, reversed rows, a
- * reversed or odd k axis, destination rows off the sectors). C and C++
- * alike. */
+ * reversed or odd k axis, destination rows off the sectors), and 4-bit
+ * destination rows that start inside a byte, one of them where the row
+ * before ends. C and C++ alike. */
 #ifndef NDX_TEST_CONVERT_CASES_H
 #define NDX_TEST_CONVERT_CASES_H
 
@@ -15,7 +16,7 @@
 
 #include "ndx/ndx_layout.h"
 
-enum { CONVERT_NAMED = 12 }; /* named cases */
+enum { CONVERT_NAMED = 13 }; /* named cases */
 
 /* ndx_make's layout; aborts when it refuses (a case written wrong). */
 static inline ndx_layout convert_case_make(int rank, const int64_t *shape, const int64_t *strides,
@@ -112,6 +113,13 @@ static inline void convert_named_case(int k, ndx_layout *d, ndx_layout *s) {
                 run bytes, shortened for a 4-bit source's pairs' 64-element k) */
     int64_t shape[2] = {70, 300}, ss[2] = {1, 70};
     *d = convert_case_contiguous(2, shape, 0), *s = convert_case_make(2, shape, ss, 0);
+    return;
+  }
+  case 12: { /* rows of 8 from inside a byte, each ending where the next starts:
+                a 4-bit destination's rows share bytes, each of which only one
+                work-item may write */
+    int64_t shape[2] = {3, 8}, ds[2] = {8, 1}, ss[2] = {16, 1};
+    *d = convert_case_make(2, shape, ds, 1), *s = convert_case_make(2, shape, ss, 1);
     return;
   }
   default:

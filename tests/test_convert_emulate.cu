@@ -23,7 +23,8 @@
  * zeros, the smallest and largest subnormals, the extremes). The whole
  * destination region is compared with the host reference (convert_ref.h)
  * on a pattern-filled buffer: untouched bytes and the other nibble of a
- * shared byte must stay. Each buffer lies between inaccessible pages, its
+ * shared byte must stay, and outside the transposes no destination byte
+ * may be stored by two threads (trace_store). Each buffer lies between inaccessible pages, its
  * layout's bytes against one of them (alternately the end and the start),
  * so that an access past a span's end or before its start stops the test.
  *
@@ -42,6 +43,14 @@
 #include <vector>
 
 #include "ndx_gpu.h"
+
+/* Every access of the bodies, on the host pass, to find a destination
+ * byte that two threads store (trace_store); nothing on the device pass. */
+#ifndef __CUDA_ARCH__
+static void trace_store(int site, long long step, const void *addr, int bytes);
+#define NDX_GPU_TRACE(site, step, addr, bytes)                                                     \
+  trace_store((site), (long long)(step), (const void *)(addr), (int)(bytes))
+#endif
 
 #include "ndx_cuda_convert.cuh"
 #undef NDX_WIDE
@@ -186,6 +195,31 @@ static uint8_t pattern(size_t i) {
 
 /* ---- The emulator ------------------------------------------------------------------ */
 
+/* The threads that stored each byte of the destination buffer [lo, end)
+ * (-1: none yet), while `thread` runs, and the bytes two threads stored:
+ * a byte of a 4-bit destination is one thread's (its other nibble kept by
+ * a read and a write, which another thread's store between them would
+ * undo), and no order of threads may matter. The transposes' phases
+ * (gpu_phases.h) go unchecked: they store into destinations of 8 bits
+ * and up, an element a thread. */
+static struct {
+  const uint8_t *lo, *end;
+  int64_t *owner, thread, shared, first_shared;
+} stores;
+
+#ifndef __CUDA_ARCH__
+static void trace_store(int site, long long step, const void *addr, int bytes) {
+  (void)step;
+  if (!stores.owner || !(site & NDX_TRACE_STORE) || (site & NDX_TRACE_LOCAL)) return;
+  for (const uint8_t *b = (const uint8_t *)addr; b < (const uint8_t *)addr + bytes; b++) {
+    if (b < stores.lo || b >= stores.end) continue; /* the guard pages stop the test */
+    int64_t *o = &stores.owner[b - stores.lo];
+    if (*o >= 0 && *o != stores.thread && stores.shared++ == 0) stores.first_shared = b - stores.lo;
+    *o = stores.thread;
+  }
+}
+#endif
+
 static long long runs[NDX_CONVERT_FAMILIES][2]; /* [family][wide] conversions emulated */
 static long long looped;                        /* ... on one block, threads looping */
 /* conversions grouped (ndx_launch.group): [0] the elements family's
@@ -197,6 +231,7 @@ static long long looped;                        /* ... on one block, threads loo
  * and whose last is partial; an odd k extent), which words never take
  * (convert_words, src/host/launch.c) */
 static long long grouped[5], grouped_reversed[5], grouped_partial[5];
+static long long grouped_inside_byte; /* [4]'s, with rows starting inside a byte */
 
 /* Runs every thread of launch c's grid (one block with `one_block`), in
  * reverse order with `reverse`. */
@@ -210,6 +245,7 @@ static void emulate(const ndx_cuda_convert_launch &c, uint8_t *dst, const uint8_
   int64_t n = (one_block ? 1 : c.blocks) * NDX_CUDA_CONVERT_THREADS;
   for (int64_t k = 0; k < n; k++) {
     int64_t tid = reverse ? n - 1 - k : k;
+    stores.thread = tid;
     if (c.family == NDX_CONVERT_BYTES)
       ndx_convert_cuda::bytes_body(c.args, dst, src, st, dt, tid, n);
     else
@@ -258,6 +294,9 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
     ref_convert_elem(want_base, oracle_position_of(d, k), dt, gs.base, oracle_position_of(s, k),
                      st);
   bool one_block = seed % 3 == 0 && c.blocks > 1;
+  std::vector<int64_t> owner(gd.size, -1);
+  stores.lo = gd.data, stores.end = gd.data + gd.size, stores.shared = 0;
+  stores.owner = c.family == NDX_CONVERT_TRANSPOSE ? nullptr : owner.data();
   if (c.blocks > 0) {
     emulate(c, gd.base, gs.base, (int)st, (int)dt, one_block, seed % 2 == 1);
     runs[c.family][((const ndx_pack_head *)c.args.pack)->wide != 0]++;
@@ -271,12 +310,22 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
       int64_t st = ph->wide ? ndx_stride_w64(ph, 1, ax) : ndx_stride_w32(ph, 1, ax);
       int64_t ext = ph->wide ? ndx_extent_w64(ph, ax) : ndx_extent_w32(ph, ax);
       grouped[kind]++;
+      int64_t off = ph->wide ? ndx_offset_w64(ph, 0) : ndx_offset_w32(ph, 0);
+      grouped_inside_byte += kind == 4 && off % 2 != 0;
       grouped_reversed[kind] += st < 0;
       grouped_partial[kind] += tile ? (ext * L->join_k * L->join_k2) % 2 == 1
                                     : L->skew > 0 && (ext + L->skew) % L->group != 0;
     }
   }
-  bool ok = true;
+  stores.owner = nullptr;
+  bool ok = stores.shared == 0;
+  if (!ok)
+    snprintf(why, size,
+             "%s to %s, dst %s, src %s%s: %lld bytes stored by two threads, the first byte %lld "
+             "of the layout's base",
+             ndx_dtype_name(st), ndx_dtype_name(dt), dtext, stext,
+             flags & NDX_COPY_WIDE ? " (64-bit)" : "", (long long)stores.shared,
+             (long long)(gd.data + stores.first_shared - gd.base));
   for (size_t i = 0; i < gd.size && ok; i++)
     if (gd.data[i] != want[i]) {
       ok = false;
@@ -359,6 +408,12 @@ int main(int argc, char **argv) {
     tap(grouped[k] > 0 && (k == 3 || (grouped_reversed[k] > 0 && grouped_partial[k] > 0)), name,
         "a kind never planned by any case");
   }
+  char inside[160];
+  snprintf(inside, sizeof inside,
+           "ndx_convert_elements' groups into 4-bit destination rows starting inside a byte ran "
+           "(%lld conversions)",
+           grouped_inside_byte);
+  tap(grouped_inside_byte > 0, inside, "never planned by any case");
   char name[128];
   snprintf(name, sizeof name, "threads looped over the units of a capped grid (%lld conversions)",
            looped);

@@ -10,6 +10,20 @@ ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_l
   return ndx_copy_plan_make(p, call, dst, src, dst_bits, &ndx_gpu_caps, flags);
 }
 
+/* The gcd of the absolute outer (all but the innermost) strides of side
+ * `side` of q, 0 for none. */
+static int64_t outer_stride_gcd(const ndx_operands *q, int side) {
+  int64_t g = 0;
+  for (int a = 0; a < q->rank - 1; a++) {
+    int64_t s = q->strides[side][a] < 0 ? -q->strides[side][a] : q->strides[side][a];
+    while (s != 0) {
+      int64_t t = g % s;
+      g = s, s = t;
+    }
+  }
+  return g;
+}
+
 /* The gpu shape's elements family from a source of up to 32 bits
  * (ndx_launch.group): units of G consecutive elements of a row of the
  * innermost axis, one load of their G * src_bits source bits and one store
@@ -19,18 +33,24 @@ ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_l
  * in the source, every other stride a multiple of G on both sides, and the
  * source's word boundaries at the same elements of a row as the
  * destination's (each row's first unit `skew` elements short). Into a
- * 4-bit destination, every row also starts on a byte (an even offset), so
- * that each destination byte is one unit's, its nibbles never written by
- * two work-items. Returns G, its skew in *skew; else 1 (element by
- * element, or for a 4-bit destination a byte at a time). The wider
- * accesses put G times the bytes in flight (ndx-bench --gpu-model,
- * "convert i8 -> f32 contiguous", "convert f16 -> f4e2m1fn contiguous"). */
+ * 4-bit destination each whole unit then stores whole bytes, and a row's
+ * cut ends go element by element, their work-item keeping the other nibble
+ * of a byte they share, which no other row may hold. A row that starts
+ * inside a byte (an odd offset; every row starts as the first does) shares
+ * its first byte with a row ending just before it, which starts n elements
+ * earlier; row starts differ by multiples of the gcd of the outer strides,
+ * so where n is not one, none does. Returns G, its skew in *skew; else 1
+ * (element by element, or for a 4-bit destination a byte at a time). The
+ * wider accesses put G times the bytes in flight (ndx-bench --gpu-model,
+ * "convert i8 -> f32 contiguous", "convert f16 -> f4e2m1fn contiguous" and
+ * its "4096x4096 columns 1.."). */
 static int64_t convert_group(const ndx_copy_plan *p, int src_bits, int64_t align, int64_t *skew) {
   const ndx_operands *q = &p->q;
   int r = q->rank;
-  if (src_bits > 32 || r < 1 || (p->bits < 8 && q->offset[0] % 2 != 0)) return 1;
-  int64_t n = q->shape[r - 1], ss = q->strides[1][r - 1];
+  if (src_bits > 32 || r < 1) return 1;
+  int64_t n = q->shape[r - 1], ss = q->strides[1][r - 1], pitch = outer_stride_gcd(q, 0);
   if (q->strides[0][r - 1] != 1 || (ss != 1 && ss != -1)) return 1;
+  if (p->bits < 8 && q->offset[0] % 2 != 0 && pitch != 0 && n % pitch == 0) return 1;
   int64_t widest = p->bits > src_bits ? p->bits : src_bits, most = 64 / src_bits;
   for (int64_t g = 128 / p->bits < most ? 128 / p->bits : most; g >= 2; g /= 2) {
     if (g * widest / 8 > align || n < g) continue;
