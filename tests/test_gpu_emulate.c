@@ -20,6 +20,9 @@
 #include "host/launch.h"
 
 static int64_t emu_lid, emu_gid, emu_local, emu_groups;
+static void trace_store(int site, int64_t step, const void *addr, int bytes);
+#define NDX_GPU_TRACE(site, step, addr, bytes)                                                     \
+  trace_store((site), (int64_t)(step), (const void *)(addr), (int)(bytes))
 #define NDX_LOCAL
 #define NDX_SHARED
 #define NDX_BARRIER() ((void)0) /* the phases below run in order instead */
@@ -44,6 +47,29 @@ static int64_t emu_lid, emu_gid, emu_local, emu_groups;
  * the larger cases loop over their units. */
 enum { LOCAL = 256, MAX_GROUPS = 64 };
 
+/* The work-item (emu_gid * emu_local + emu_lid) that stored each byte of
+ * the destination [lo, end) (-1: none yet), and the bytes two work-items
+ * stored: a GPU runs them in no order, so each destination byte is one
+ * work-item's (a sub-byte destination's is read and written back with its
+ * other bits kept, which another work-item's store between the two would
+ * undo), and no element is stored twice. */
+static struct {
+  const ndx_u8 *lo, *end;
+  int64_t *owner, shared, first;
+} stores;
+
+static void trace_store(int site, int64_t step, const void *addr, int bytes) {
+  (void)step;
+  if (!stores.owner || !(site & NDX_TRACE_STORE) || (site & NDX_TRACE_LOCAL)) return;
+  int64_t item = emu_gid * emu_local + emu_lid;
+  for (const ndx_u8 *b = addr; b < (const ndx_u8 *)addr + bytes; b++) {
+    if (b < stores.lo || b >= stores.end) continue;
+    int64_t *o = &stores.owner[b - stores.lo];
+    if (*o >= 0 && *o != item && stores.shared++ == 0) stores.first = b - stores.lo;
+    *o = item;
+  }
+}
+
 static _Alignas(16) ndx_u8 tile[NDX_GPU_TILE_BYTES(128)]; /* and rows' stage */
 _Static_assert(NDX_GPU_STAGE_BYTES <= NDX_GPU_TILE_BYTES(128), "the stage fits");
 
@@ -59,12 +85,12 @@ static void run(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx
       for (int64_t pass = emu_gid, step = 0; pass * d->stage_segs < d->units;
            pass += groups, step++) {
         memset(tile, 0xa5, sizeof tile);
-        for (int64_t l = 0; l < LOCAL; l++)
-          p->wide ? ndx_gpu_stage_load_w64(d, tile, src, bits, l, LOCAL, pass, step, &g)
-                  : ndx_gpu_stage_load_w32(d, tile, src, bits, l, LOCAL, pass, step, &g);
-        for (int64_t l = 0; l < LOCAL; l++)
-          p->wide ? ndx_gpu_stage_store_w64(d, tile, dst, bits, l, LOCAL, pass, step, &g)
-                  : ndx_gpu_stage_store_w32(d, tile, dst, bits, l, LOCAL, pass, step, &g);
+        for (emu_lid = 0; emu_lid < LOCAL; emu_lid++)
+          p->wide ? ndx_gpu_stage_load_w64(d, tile, src, bits, emu_lid, LOCAL, pass, step, &g)
+                  : ndx_gpu_stage_load_w32(d, tile, src, bits, emu_lid, LOCAL, pass, step, &g);
+        for (emu_lid = 0; emu_lid < LOCAL; emu_lid++)
+          p->wide ? ndx_gpu_stage_store_w64(d, tile, dst, bits, emu_lid, LOCAL, pass, step, &g)
+                  : ndx_gpu_stage_store_w32(d, tile, dst, bits, emu_lid, LOCAL, pass, step, &g);
       }
       continue;
     }
@@ -91,20 +117,20 @@ static void run(const ndx_copy_plan *p, const ndx_launch *d, int64_t groups, ndx
       memset(tile, 0xa5, sizeof tile);
       if (p->wide) {
         ndx_gpu_tile_w64 w = ndx_gpu_tile_at_w64(d, t, bits);
-        for (int64_t l = 0; l < LOCAL; l++)
-          bits < 8 ? ndx_gpu_bits_load_w64(d, &w, tile, src, bits, l, LOCAL, step, &g)
-                   : ndx_gpu_tile_load_w64(d, &w, tile, src, bits, l, LOCAL, step, &g);
-        for (int64_t l = 0; l < LOCAL; l++)
-          bits < 8 ? ndx_gpu_bits_store_w64(d, &w, tile, dst, bits, l, LOCAL, step, &g)
-                   : ndx_gpu_tile_store_w64(d, &w, tile, dst, bits, l, LOCAL, step, &g);
+        for (emu_lid = 0; emu_lid < LOCAL; emu_lid++)
+          bits < 8 ? ndx_gpu_bits_load_w64(d, &w, tile, src, bits, emu_lid, LOCAL, step, &g)
+                   : ndx_gpu_tile_load_w64(d, &w, tile, src, bits, emu_lid, LOCAL, step, &g);
+        for (emu_lid = 0; emu_lid < LOCAL; emu_lid++)
+          bits < 8 ? ndx_gpu_bits_store_w64(d, &w, tile, dst, bits, emu_lid, LOCAL, step, &g)
+                   : ndx_gpu_tile_store_w64(d, &w, tile, dst, bits, emu_lid, LOCAL, step, &g);
       } else {
         ndx_gpu_tile_w32 w = ndx_gpu_tile_at_w32(d, t, bits);
-        for (int64_t l = 0; l < LOCAL; l++)
-          bits < 8 ? ndx_gpu_bits_load_w32(d, &w, tile, src, bits, l, LOCAL, step, &g)
-                   : ndx_gpu_tile_load_w32(d, &w, tile, src, bits, l, LOCAL, step, &g);
-        for (int64_t l = 0; l < LOCAL; l++)
-          bits < 8 ? ndx_gpu_bits_store_w32(d, &w, tile, dst, bits, l, LOCAL, step, &g)
-                   : ndx_gpu_tile_store_w32(d, &w, tile, dst, bits, l, LOCAL, step, &g);
+        for (emu_lid = 0; emu_lid < LOCAL; emu_lid++)
+          bits < 8 ? ndx_gpu_bits_load_w32(d, &w, tile, src, bits, emu_lid, LOCAL, step, &g)
+                   : ndx_gpu_tile_load_w32(d, &w, tile, src, bits, emu_lid, LOCAL, step, &g);
+        for (emu_lid = 0; emu_lid < LOCAL; emu_lid++)
+          bits < 8 ? ndx_gpu_bits_store_w32(d, &w, tile, dst, bits, emu_lid, LOCAL, step, &g)
+                   : ndx_gpu_tile_store_w32(d, &w, tile, dst, bits, emu_lid, LOCAL, step, &g);
       }
     }
   }
@@ -137,7 +163,17 @@ static void check_case(const cuda_case *c, bool wide, int *paths) {
     int64_t groups;
     ndx_launch_gpu(&p, LOCAL, MAX_GROUPS, d, &groups);
     cr_assert_eq(ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d), NDX_OK);
+    int64_t *owner = malloc(nd * sizeof *owner);
+    cr_assert(owner);
+    for (size_t i = 0; i < nd; i++) owner[i] = -1;
+    stores.lo = got, stores.end = got + nd, stores.owner = owner, stores.shared = 0;
     run(&p, d, groups, got, src);
+    stores.owner = NULL;
+    free(owner);
+    cr_assert(stores.shared == 0,
+              "%s, %s form, path %s: %lld bytes stored by two work-items, the first byte %lld",
+              what, wide ? "64-bit" : "32-bit", ndx_copy_path_name(p.path),
+              (long long)stores.shared, (long long)stores.first);
   }
   int64_t at = cuda_first_difference(got, want, nd);
   cr_assert(at < 0, "%s, %s form, path %s: byte %lld is 0x%02x, want 0x%02x", what,
