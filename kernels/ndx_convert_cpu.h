@@ -184,7 +184,7 @@ NDX_FN void ndx_convert_tile_wN(NDX_CONSTANT const ndx_launch *d, NDX_GLOBAL ndx
 #if defined(NDX_OPENCL_C)
   if (db <= 32 && sdj == 1) fk = nk - nk % 16, fj = nj - nj % 8;
   ndx_u32 table[16];
-  if (sb == 4) ndx_convert_table4(table, st, dt);
+  if (sb == 4 && fk > 0 && fj > 0) ndx_convert_table4(table, st, dt);
   if (ssk == 1 && fk > 0) /* into the L2, as the tile's blocks go down its rows */
     for (ndx_i64 j = 0; j < fj; j++) NDX_PREFETCH(src + (ps0 + j * ssj) * sb / 8, fk * sb / 8, 1);
   for (ndx_i64 k = 0; k < fk; k += 16)
