@@ -7,7 +7,7 @@
  * words and byte pairs (rows starting inside a word, reversed rows, a
  * reversed or odd k axis, destination rows off the sectors), and 4-bit
  * destination rows that start inside a byte, one of them where the row
- * before ends. C and C++ alike. */
+ * before ends, and a 4-bit source's rows on words. C and C++ alike. */
 #ifndef NDX_TEST_CONVERT_CASES_H
 #define NDX_TEST_CONVERT_CASES_H
 
@@ -16,7 +16,7 @@
 
 #include "ndx/ndx_layout.h"
 
-enum { CONVERT_NAMED = 13 }; /* named cases */
+enum { CONVERT_NAMED = 14 }; /* named cases */
 
 /* ndx_make's layout; aborts when it refuses (a case written wrong). */
 static inline ndx_layout convert_case_make(int rank, const int64_t *shape, const int64_t *strides,
@@ -120,6 +120,12 @@ static inline void convert_named_case(int k, ndx_layout *d, ndx_layout *s) {
                 work-item may write */
     int64_t shape[2] = {3, 8}, ds[2] = {8, 1}, ss[2] = {16, 1};
     *d = convert_case_make(2, shape, ds, 1), *s = convert_case_make(2, shape, ss, 1);
+    return;
+  }
+  case 13: { /* a transpose whose k rows of 264 start and end on a 4-bit source's
+                4-byte words: phase 1 by words, the last tile along k cut */
+    int64_t shape[2] = {264, 40}, ss[2] = {1, 272};
+    *d = convert_case_contiguous(2, shape, 0), *s = convert_case_make(2, shape, ss, 8);
     return;
   }
   default:

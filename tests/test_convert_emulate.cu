@@ -23,9 +23,10 @@
  * zeros, the smallest and largest subnormals, the extremes). The whole
  * destination region is compared with the host reference (convert_ref.h)
  * on a pattern-filled buffer: untouched bytes and the other nibble of a
- * shared byte must stay, and outside the transposes no destination byte
- * may be stored by two threads (trace_store). Each buffer lies between inaccessible pages, its
- * layout's bytes against one of them (alternately the end and the start),
+ * shared byte must stay, outside the transposes no destination byte may
+ * be stored by two threads, and no access be off its own width (every
+ * fifth case's pointers are aligned to their elements only; trace_access). Each buffer lies between
+ * inaccessible pages, its layout's bytes against one of them (alternately the end and the start),
  * so that an access past a span's end or before its start stops the test.
  *
  * The HIP build compiles it again with hipcc's host pass
@@ -45,11 +46,12 @@
 #include "ndx_gpu.h"
 
 /* Every access of the bodies, on the host pass, to find a destination
- * byte that two threads store (trace_store); nothing on the device pass. */
+ * byte that two threads store and an access off its own width
+ * (trace_access); nothing on the device pass. */
 #ifndef __CUDA_ARCH__
-static void trace_store(int site, long long step, const void *addr, int bytes);
+static void trace_access(int site, long long step, const void *addr, int bytes);
 #define NDX_GPU_TRACE(site, step, addr, bytes)                                                     \
-  trace_store((site), (long long)(step), (const void *)(addr), (int)(bytes))
+  trace_access((site), (long long)(step), (const void *)(addr), (int)(bytes))
 #endif
 
 #include "ndx_cuda_convert.cuh"
@@ -77,9 +79,10 @@ extern "C" {
 /* ---- Buffers between guard pages ------------------------------------------------ */
 
 /* `data` bytes of read-write pages between two inaccessible pages; `base`
- * is the layout's element 0, 16-byte aligned, placed so that the layout's
- * bytes [lo, end) end within 16 bytes of the upper guard (at_end) or start
- * within 16 bytes of the lower one. */
+ * is the layout's element 0, on `align` bytes (1 to 16) and on no wider
+ * power of two, placed so that the layout's bytes [lo, end) end within 32
+ * bytes of the upper guard (at_end) or start within 32 bytes of the lower
+ * one. */
 struct guarded {
   uint8_t *map, *data, *base;
   size_t pages, size;
@@ -89,7 +92,7 @@ static size_t page_size() {
   return (size_t)sysconf(_SC_PAGESIZE);
 }
 
-static guarded guarded_make(int64_t lo, int64_t end, bool at_end) {
+static guarded guarded_make(int64_t lo, int64_t end, bool at_end, uintptr_t align) {
   size_t ps = page_size(), need = (size_t)(end - lo) + 32;
   guarded g;
   g.pages = (need + ps - 1) / ps + 2;
@@ -106,6 +109,7 @@ static guarded guarded_make(int64_t lo, int64_t end, bool at_end) {
   g.data = g.map + ps, g.size = (g.pages - 2) * ps;
   uintptr_t b = at_end ? ((uintptr_t)(g.data + g.size) - (uintptr_t)end) & ~(uintptr_t)15
                        : ((uintptr_t)g.data - (uintptr_t)lo + 15) & ~(uintptr_t)15;
+  if (align < 16) b = at_end ? b - 16 + align : b + align;
   g.base = (uint8_t *)b;
   return g;
 }
@@ -195,27 +199,35 @@ static uint8_t pattern(size_t i) {
 
 /* ---- The emulator ------------------------------------------------------------------ */
 
-/* The threads that stored each byte of the destination buffer [lo, end)
- * (-1: none yet), while `thread` runs, and the bytes two threads stored:
- * a byte of a 4-bit destination is one thread's (its other nibble kept by
- * a read and a write, which another thread's store between them would
- * undo), and no order of threads may matter. The transposes' phases
- * (gpu_phases.h) go unchecked: they store into destinations of 8 bits
- * and up, an element a thread. */
+/* While a case runs (`on`): the threads that stored each byte of the
+ * destination buffer [lo, end) (-1: none yet; `owner` NULL for the
+ * transposes, whose phases gpu_phases.h runs without threads of their
+ * own, and which store elements of 8 bits and up), the current `thread`,
+ * and the bytes two threads stored: a byte of a 4-bit destination is one
+ * thread's (its other nibble kept by a read and a write, which another
+ * thread's store between them would undo), and no order of threads may
+ * matter. And the global accesses of 2 to 16 bytes off their own width,
+ * which a GPU refuses (CUDA's misaligned address): a wide access is only
+ * where the planner proved both pointers aligned for it. */
 static struct {
+  bool on;
   const uint8_t *lo, *end;
-  int64_t *owner, thread, shared, first_shared;
-} stores;
+  int64_t *owner, thread, shared, first_shared, misaligned;
+  int first_misaligned_bytes;
+} traced;
 
 #ifndef __CUDA_ARCH__
-static void trace_store(int site, long long step, const void *addr, int bytes) {
+static void trace_access(int site, long long step, const void *addr, int bytes) {
   (void)step;
-  if (!stores.owner || !(site & NDX_TRACE_STORE) || (site & NDX_TRACE_LOCAL)) return;
+  if (!traced.on || (site & NDX_TRACE_LOCAL)) return;
+  if (bytes > 1 && (uintptr_t)addr % (uintptr_t)bytes != 0 && traced.misaligned++ == 0)
+    traced.first_misaligned_bytes = bytes;
+  if (!traced.owner || !(site & NDX_TRACE_STORE)) return;
   for (const uint8_t *b = (const uint8_t *)addr; b < (const uint8_t *)addr + bytes; b++) {
-    if (b < stores.lo || b >= stores.end) continue; /* the guard pages stop the test */
-    int64_t *o = &stores.owner[b - stores.lo];
-    if (*o >= 0 && *o != stores.thread && stores.shared++ == 0) stores.first_shared = b - stores.lo;
-    *o = stores.thread;
+    if (b < traced.lo || b >= traced.end) continue; /* the guard pages stop the test */
+    int64_t *o = &traced.owner[b - traced.lo];
+    if (*o >= 0 && *o != traced.thread && traced.shared++ == 0) traced.first_shared = b - traced.lo;
+    *o = traced.thread;
   }
 }
 #endif
@@ -245,7 +257,7 @@ static void emulate(const ndx_cuda_convert_launch &c, uint8_t *dst, const uint8_
   int64_t n = (one_block ? 1 : c.blocks) * NDX_CUDA_CONVERT_THREADS;
   for (int64_t k = 0; k < n; k++) {
     int64_t tid = reverse ? n - 1 - k : k;
-    stores.thread = tid;
+    traced.thread = tid;
     if (c.family == NDX_CONVERT_BYTES)
       ndx_convert_cuda::bytes_body(c.args, dst, src, st, dt, tid, n);
     else
@@ -262,29 +274,37 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
   char dtext[400], stext[400];
   ndx_format(dtext, sizeof dtext, d);
   ndx_format(stext, sizeof stext, s);
-  ndx_cuda_convert_launch c;
-  /* the buffers start on 16 bytes (guarded_make); every fifth case is
-   * planned for pointers on 4, so that narrower groups run too */
-  int64_t align = seed % 5 == 4 ? 4 : 16;
-  ndx_status stat = ndx_cuda_convert_fill(&c, "test_convert_emulate", d, db, s, sb, flags, align);
-  if (stat != NDX_OK) {
-    snprintf(why, size, "%s to %s, dst %s, src %s: plan: %s", ndx_dtype_name(st),
-             ndx_dtype_name(dt), dtext, stext, ndx_last_error());
-    return false;
-  }
-  /* below 8 bits, bytes, or elements where rows' groups hold whole bytes */
-  int family = db < 8 && c.args.d.group <= 1 ? NDX_CONVERT_BYTES : NDX_CONVERT_ELEMENTS;
-  if (db >= 8 && c.family == NDX_CONVERT_TRANSPOSE) family = NDX_CONVERT_TRANSPOSE;
-  if (c.blocks > 0 && c.family != family) {
-    snprintf(why, size, "%s to %s: family %d for %d-bit destinations", ndx_dtype_name(st),
-             ndx_dtype_name(dt), c.family, db);
-    return false;
-  }
-  oracle_rng r = {seed};
+  /* the buffers start on 16 bytes, but every fifth case's only on their
+   * elements' bytes (a byte for 4-bit types), as a pointer into a tensor
+   * may: planned for that alignment, as ndx_cuda_convert plans */
+  bool narrow = (seed / 1000 + seed % 1000) % 5 == 4; /* the pair's and the case's */
   int64_t dlo, dend, slo, send;
   byte_span(d, db, &dlo, &dend);
   byte_span(s, sb, &slo, &send);
-  guarded gd = guarded_make(dlo, dend, seed % 2 == 0), gs = guarded_make(slo, send, seed % 2 == 1);
+  guarded gd = guarded_make(dlo, dend, seed % 2 == 0, narrow ? (db + 7) / 8 : 16),
+          gs = guarded_make(slo, send, seed % 2 == 1, narrow ? (sb + 7) / 8 : 16);
+  uintptr_t both = (uintptr_t)gd.base | (uintptr_t)gs.base | 16;
+  ndx_cuda_convert_launch c;
+  ndx_status stat = ndx_cuda_convert_fill(&c, "test_convert_emulate", d, db, s, sb, flags,
+                                          (int64_t)(both & -both));
+  bool wrong = stat != NDX_OK;
+  if (wrong)
+    snprintf(why, size, "%s to %s, dst %s, src %s: plan: %s", ndx_dtype_name(st),
+             ndx_dtype_name(dt), dtext, stext, ndx_last_error());
+  /* below 8 bits, bytes, or elements where rows' groups hold whole bytes */
+  int family = db < 8 && c.args.d.group <= 1 ? NDX_CONVERT_BYTES : NDX_CONVERT_ELEMENTS;
+  if (db >= 8 && c.family == NDX_CONVERT_TRANSPOSE) family = NDX_CONVERT_TRANSPOSE;
+  if (!wrong && c.blocks > 0 && c.family != family) {
+    snprintf(why, size, "%s to %s: family %d for %d-bit destinations", ndx_dtype_name(st),
+             ndx_dtype_name(dt), c.family, db);
+    wrong = true;
+  }
+  if (wrong) {
+    guarded_free(&gd);
+    guarded_free(&gs);
+    return false;
+  }
+  oracle_rng r = {seed};
   fill_source(&gs, s, st, &r);
   for (size_t i = 0; i < gd.size; i++) gd.data[i] = pattern(i);
   std::vector<uint8_t> want(gd.data, gd.data + gd.size);
@@ -295,8 +315,9 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
                      st);
   bool one_block = seed % 3 == 0 && c.blocks > 1;
   std::vector<int64_t> owner(gd.size, -1);
-  stores.lo = gd.data, stores.end = gd.data + gd.size, stores.shared = 0;
-  stores.owner = c.family == NDX_CONVERT_TRANSPOSE ? nullptr : owner.data();
+  traced.lo = gd.data, traced.end = gd.data + gd.size, traced.shared = traced.misaligned = 0;
+  traced.owner = c.family == NDX_CONVERT_TRANSPOSE ? nullptr : owner.data();
+  traced.on = true;
   if (c.blocks > 0) {
     emulate(c, gd.base, gs.base, (int)st, (int)dt, one_block, seed % 2 == 1);
     runs[c.family][((const ndx_pack_head *)c.args.pack)->wide != 0]++;
@@ -317,15 +338,22 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
                                     : L->skew > 0 && (ext + L->skew) % L->group != 0;
     }
   }
-  stores.owner = nullptr;
-  bool ok = stores.shared == 0;
-  if (!ok)
+  traced.on = false, traced.owner = nullptr;
+  bool ok = traced.shared == 0 && traced.misaligned == 0;
+  if (traced.misaligned)
+    snprintf(why, size,
+             "%s to %s, dst %s, src %s%s, pointers on %lld bytes: %lld accesses off their width, "
+             "the first of %d bytes",
+             ndx_dtype_name(st), ndx_dtype_name(dt), dtext, stext,
+             flags & NDX_COPY_WIDE ? " (64-bit)" : "", (long long)(both & -both),
+             (long long)traced.misaligned, traced.first_misaligned_bytes);
+  else if (traced.shared)
     snprintf(why, size,
              "%s to %s, dst %s, src %s%s: %lld bytes stored by two threads, the first byte %lld "
              "of the layout's base",
              ndx_dtype_name(st), ndx_dtype_name(dt), dtext, stext,
-             flags & NDX_COPY_WIDE ? " (64-bit)" : "", (long long)stores.shared,
-             (long long)(gd.data + stores.first_shared - gd.base));
+             flags & NDX_COPY_WIDE ? " (64-bit)" : "", (long long)traced.shared,
+             (long long)(gd.data + traced.first_shared - gd.base));
   for (size_t i = 0; i < gd.size && ok; i++)
     if (gd.data[i] != want[i]) {
       ok = false;

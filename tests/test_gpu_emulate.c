@@ -8,7 +8,8 @@
  * of the CUDA suites (tests/cuda_cases.h: random pairs of ranks 0 to 8 and
  * named cases that reach every tile and edge) at every width, in both index
  * forms, and the whole destination buffer, margin included, is compared
- * with oracle.h's reference. So are the conversions of transposes through
+ * with oracle.h's reference; no byte of it may be stored by two
+ * work-items (trace_store). So are the conversions of transposes through
  * the copy's tile (kernels/ndx_convert_gpu.h), planned as both runtimes
  * plan them (ndx_launch_gpu_convert) and run a phase at a time
  * (gpu_phases.h), against convert_ref.h. In the sanitizer build every
@@ -457,7 +458,7 @@ static void check_convert_case(const cuda_case *c, ndx_dtype st, ndx_dtype dt, b
   uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
   ndx_launch *d = (ndx_launch *)buf;
   int64_t groups;
-  ndx_launch_gpu_convert(&p, sb, LOCAL, MAX_GROUPS, d, &groups);
+  ndx_launch_gpu_convert(&p, sb, 16, LOCAL, MAX_GROUPS, d, &groups); /* malloc's 16 */
   cr_assert_eq(ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d), NDX_OK);
   gpu_phases_convert_transpose(d, LOCAL, groups, got, src, (int)st, (int)dt, false);
   int64_t at = cuda_first_difference(got, want, nd);

@@ -133,15 +133,16 @@ static int64_t copy_words(const ndx_operands *q, int bits, int64_t dk) {
 
 /* The elements of a conversion's phase-1 source word (ndx_launch.group)
  * for transpose pair q from a `src_bits`-bit source whose joined k extent
- * is dk: from a 4-bit source, 8, a 4-byte word, where every tile row
- * starts and ends on one (rows_on_words along a k of stride 1, and dk a
- * multiple of 8), else 2, a byte, where every row's pairs lie in whole
- * bytes (rows_on_words, along a k of stride 1 or -1); else 1. (tile_shape
- * takes words into types of up to 16 bits: a tile of 256-element rows of
- * wider ones does not fit, and it goes back to pairs.) */
-static int64_t convert_words(const ndx_operands *q, int src_bits, int64_t dk) {
+ * is dk, its buffer starting on `align` bytes: from a 4-bit source, 8, a
+ * 4-byte word, where every tile row starts and ends on one (rows_on_words
+ * along a k of stride 1, and dk a multiple of 8) and the buffer starts on
+ * one, else 2, a byte, where every row's pairs lie in whole bytes
+ * (rows_on_words, along a k of stride 1 or -1); else 1. (tile_shape takes
+ * words into types of up to 16 bits: a tile of 256-element rows of wider
+ * ones does not fit, and it goes back to pairs.) */
+static int64_t convert_words(const ndx_operands *q, int src_bits, int64_t dk, int64_t align) {
   if (src_bits != 4) return 1;
-  if (q->strides[1][q->rank - 2] == 1 && dk % 8 == 0 && rows_on_words(q, 8)) return 8;
+  if (align >= 4 && q->strides[1][q->rank - 2] == 1 && dk % 8 == 0 && rows_on_words(q, 8)) return 8;
   return rows_on_words(q, 2) ? 2 : 1;
 }
 
@@ -245,7 +246,7 @@ static void join_outer(ndx_launch *d, const ndx_operands *q, int bits) {
  * realigning by words. Where no pitch leaves the banks clear with a
  * group's slots, the tile takes the next smaller group. */
 static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_bits, bool convert,
-                       int64_t dk, int64_t dj) {
+                       int64_t align, int64_t dk, int64_t dj) {
   /* square; a side shorter than the square's with the other not: that
    * side whole, the other as long as the tile allows (a 3 x 1000003
    * transpose, whose 32 x 32 tiles would leave 29 lanes of 32 idle on one
@@ -269,7 +270,7 @@ static void tile_shape(ndx_launch *d, const ndx_operands *q, int bits, int src_b
     tk = dk < run ? dk : run;
   else if (dj > side && !rows_on_sectors(q, 0, r - 1, side, eb))
     tj = dj < run ? dj : run;
-  int64_t group = convert ? convert_words(q, src_bits, dk) : copy_words(q, bits, dk);
+  int64_t group = convert ? convert_words(q, src_bits, dk, align) : copy_words(q, bits, dk);
   bool clear = tile_slots(d, q, bits, src_bits, dk, tk, tj, group);
   if (!clear && group == 8) /* a 4-bit source's bytes */
     clear = tile_slots(d, q, bits, src_bits, dk, tk, tj, 2);
@@ -340,8 +341,8 @@ static bool rows_stage(ndx_launch *d, const ndx_operands *q, int bits, int64_t l
 
 /* ndx_launch_gpu and ndx_launch_gpu_convert: plan p's launch, its source
  * elements `src_bits` wide, a conversion's where `convert`. */
-static void launch_gpu(const ndx_copy_plan *p, int src_bits, bool convert, int64_t local,
-                       int64_t max_groups, ndx_launch *d, int64_t *groups) {
+static void launch_gpu(const ndx_copy_plan *p, int src_bits, bool convert, int64_t align,
+                       int64_t local, int64_t max_groups, ndx_launch *d, int64_t *groups) {
   const ndx_operands *q = &p->q;
   int r = q->rank;
   memset(d, 0, sizeof *d);
@@ -365,7 +366,7 @@ static void launch_gpu(const ndx_copy_plan *p, int src_bits, bool convert, int64
       d->pitch = NDX_GPU_TILE_BITS_PITCH;
     } else {
       join_outer(d, q, p->bits);
-      tile_shape(d, q, p->bits, src_bits, convert, q->shape[r - 2] * d->join_k * d->join_k2,
+      tile_shape(d, q, p->bits, src_bits, convert, align, q->shape[r - 2] * d->join_k * d->join_k2,
                  q->shape[r - 1] * d->join_j * d->join_j2);
     }
     ndx_launch_count_tiles(d, q);
@@ -388,10 +389,10 @@ static void launch_gpu(const ndx_copy_plan *p, int src_bits, bool convert, int64
 
 void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, ndx_launch *d,
                     int64_t *groups) {
-  launch_gpu(p, p->bits, false, local, max_groups, d, groups);
+  launch_gpu(p, p->bits, false, 16, local, max_groups, d, groups);
 }
 
-void ndx_launch_gpu_convert(const ndx_copy_plan *p, int src_bits, int64_t local, int64_t max_groups,
-                            ndx_launch *d, int64_t *groups) {
-  launch_gpu(p, src_bits, true, local, max_groups, d, groups);
+void ndx_launch_gpu_convert(const ndx_copy_plan *p, int src_bits, int64_t align, int64_t local,
+                            int64_t max_groups, ndx_launch *d, int64_t *groups) {
+  launch_gpu(p, src_bits, true, align, local, max_groups, d, groups);
 }

@@ -28,15 +28,17 @@ void ndx_launch_gpu(const ndx_copy_plan *p, int64_t local, int64_t max_groups, n
                     int64_t *groups);
 
 /* ndx_launch_gpu for a conversion's transpose from `src_bits`-bit source
- * elements, plan p made at the destination's width: the tile holds
- * converted elements (kernels/ndx_convert_gpu.h), so its shape, pitch and
- * phase 2 are the destination's, and phase 1 realigns on the source's
- * sectors; a 4-bit source's phase 1 never realigns, and where every pair
- * of a tile row is one source byte a slot converts the pair (group 2) and
- * the tile is 64 elements along k, a sector of source bytes a row. Other
- * paths as ndx_launch_gpu. */
-void ndx_launch_gpu_convert(const ndx_copy_plan *p, int src_bits, int64_t local, int64_t max_groups,
-                            ndx_launch *d, int64_t *groups);
+ * elements, plan p made at the destination's width, its buffers starting
+ * on `align` bytes (a power of two): the tile holds converted elements
+ * (kernels/ndx_convert_gpu.h), so its shape, pitch and phase 2 are the
+ * destination's, and phase 1 realigns on the source's sectors; a 4-bit
+ * source's phase 1 never realigns: where every tile row starts and ends on
+ * a 4-byte source word and `align` allows one, a slot converts a word's
+ * eight elements (group 8) along rows of 256, else where every pair of a
+ * tile row is one source byte, the pair (group 2) along rows of 64, a
+ * sector of source bytes. Other paths as ndx_launch_gpu. */
+void ndx_launch_gpu_convert(const ndx_copy_plan *p, int src_bits, int64_t align, int64_t local,
+                            int64_t max_groups, ndx_launch *d, int64_t *groups);
 
 /* The cpu shape's tuned work sizes (a runtime's tuning table: the OpenCL
  * runtime's NDX_CL_* of src/device/cl_tuning.h). */

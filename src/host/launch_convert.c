@@ -83,7 +83,7 @@ void ndx_launch_convert(const ndx_copy_plan *p, int src_bits, const ndx_convert_
   memset(d, 0, sizeof *d);
   switch (c->family) {
   case NDX_CONVERT_TRANSPOSE: /* the copy's tiles, a work-group each */
-    ndx_launch_gpu_convert(p, src_bits, z->local, z->max_groups, d, work);
+    ndx_launch_gpu_convert(p, src_bits, z->align, z->local, z->max_groups, d, work);
     return;
   case NDX_CONVERT_TILE: /* one tile a work-item, no batch axis joined */
     d->tile_k = z->tile_k, d->tile_j = z->tile_j;
