@@ -757,6 +757,10 @@ Test(cuda, convert_refusals_need_no_device) {
           NDX_GPU_STR(ndx_cuda_convert));
   REFUSED(ndx_cuda_convert(0, d, &bc, NDX_BF16, s, &a, NDX_F32), NDX_EINVAL, "dst");
   REFUSED(ndx_cuda_convert(0, NULL, &a, NDX_BF16, s, &a, NDX_F32), NDX_EINVAL, "dst is NULL");
+  REFUSED(ndx_cuda_convert(0, (void *)0x100002, &a, NDX_F32, s, &a, NDX_BF16), NDX_EINVAL,
+          "dst 0x100002 is not aligned to 4 bytes for f32 elements");
+  REFUSED(ndx_cuda_convert(0, d, &a, NDX_F16, (void *)0x200004, &a, NDX_F64), NDX_EINVAL,
+          "src 0x200004 is not aligned to 8 bytes for f64 elements");
 }
 
 Test(cuda, convert_without_a_device_is_a_device_error) {

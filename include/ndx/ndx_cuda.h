@@ -101,8 +101,9 @@ NDX_API ndx_status ndx_cuda_copy(cudaStream_t stream, void *dst, const ndx_layou
  * of the one shape, device pointers, enqueued on `stream`; with dst_t ==
  * src_t it is ndx_cuda_copy at that width. Returns NDX_OK once enqueued;
  * NDX_EINVAL, naming ndx_cuda_convert, for a type outside ndx_dtype, a NULL
- * pointer or layout, shapes that differ or a destination that is not
- * distinct, nothing enqueued; NDX_EDEVICE for a failed launch. As for
+ * pointer or layout, a pointer not aligned to its elements (as above),
+ * shapes that differ or a destination that is not distinct, nothing
+ * enqueued; NDX_EDEVICE for a failed launch. As for
  * ndx_cuda_copy, the caller keeps the buffers large enough and apart. One
  * kernel serves every pair (the types are its arguments); O(rank^2) host
  * work, no allocation. */
