@@ -32,8 +32,8 @@ static gpu_case *add(const char *name, const char *group, double target, int bit
 
 /* A conversion from type st to dt of a source of `shape` (rank 1 or 2),
  * seen as it is, transposed or flipped along its inner axis (`view`: 0,
- * 't' or 'f'), into the contiguous tensor of the view's shape: a case of
- * ndx-bench --cl's conversions (bench/bench_cl_convert.c). */
+ * 't' or 'f'), into the contiguous tensor of the view's shape, as
+ * ndx-bench --cl's conversions are (bench/bench_cl_convert.c). */
 static void add_convert(const char *name, ndx_dtype st, ndx_dtype dt, int rank,
                         const int64_t *shape, char view) {
   gpu_case *c = add(name, "convert", 0, ndx_dtype_bits(dt));
@@ -166,6 +166,7 @@ int gpu_cases(gpu_case *out, int max) {
     add_convert("convert f4e2m1fn -> f16 transpose 4096x4096", NDX_F4E2M1FN, NDX_F16, 2, sq, 't');
     add_convert("convert i8 -> f32 contiguous", NDX_I8, NDX_F32, 1, &M, 0);
     add_convert("convert f16 -> f4e2m1fn contiguous", NDX_F16, NDX_F4E2M1FN, 1, &M, 0);
+    add_convert("convert f16 -> f4e2m1fn transpose 4096x4096", NDX_F16, NDX_F4E2M1FN, 2, sq, 't');
     /* w4[:, 1:] = x[:, 1:], both 4096 x 4096: a block of a 4-bit matrix
      * whose rows start inside a byte */
     gpu_case *c = add("convert f16 -> f4e2m1fn 4096x4096 columns 1..", "convert", 0, 4);

@@ -4,8 +4,9 @@
  * (contiguous, slices, a narrow, broadcasts, flips, 2-d fp32 transposes,
  * permutations of rank 3 to 8, transposes of 1 to 16 bits), up to 64 MiB
  * per tensor; the conversion cases of ndx-bench --cl
- * (bench/bench_cl_convert.c: the same names, layouts and types); and the
- * index cases (embedding lookups, take_along_axis, KV-cache row
+ * (bench/bench_cl_convert.c: the same names, layouts and types) and three
+ * into f4e2m1fn (contiguous, a transpose, a block whose rows start inside
+ * a byte); and the index cases (embedding lookups, take_along_axis, KV-cache row
  * scatters). */
 #ifndef NDX_BENCH_GPU_CASES_H
 #define NDX_BENCH_GPU_CASES_H

@@ -494,8 +494,9 @@ static void run_convert_group(const model_launch *l, uint8_t *dst, const uint8_t
  * side's own element width. */
 static void convert_case(const gpu_case *c, gpu_model_result *res) {
   int sb = gpu_case_src_bits(c), db = c->bits;
+  const ndx_convert_sizes z = {.local = LOCAL, .max_groups = MAX_GROUPS, .align = 16};
   ndx_copy_plan p;
-  if (ndx_convert_plan_make(&p, "gpu model", &c->dst, &c->src, db, 0) != NDX_OK) {
+  if (ndx_convert_plan_make(&p, "gpu model", &c->dst, &c->src, db, &z, 0) != NDX_OK) {
     fprintf(stderr, "gpu model: %s: %s\n", c->name, ndx_last_error());
     exit(1);
   }
@@ -504,7 +505,6 @@ static void convert_case(const gpu_case *c, gpu_model_result *res) {
   uint64_t buf[(sizeof(ndx_launch) + NDX_PACK_MAX_BYTES(2, NDX_PACK_MAX_RANK)) / 8];
   ndx_launch *d = (ndx_launch *)buf;
   int64_t groups;
-  const ndx_convert_sizes z = {.local = LOCAL, .max_groups = MAX_GROUPS, .align = 16};
   ndx_convert_choice choice = ndx_convert_choose(&p, sb, &z);
   ndx_convert_family f = choice.family;
   ndx_launch_convert(&p, sb, &choice, &z, d, &groups);

@@ -17,11 +17,13 @@
  *                      loaded before any is stored (ndx_convert_units_wN);
  *   ndx_convert_tile   the cpu shape's transposes, destinations of 8 bits and
  *                      up: work-item i converts tile i (ndx_convert_tile_wN);
- *   ndx_convert_transpose  the gpu shape's transposes, destinations of 8
- *                      bits and up: a work-group per tile, through the
- *                      copy's tile (ndx_convert_gpu.h);
- *   ndx_convert_bytes  4-bit destinations (the gpu shape's that
- *                      ndx_convert does not take): destination bytes from
+ *   ndx_convert_transpose  the gpu shape's transposes (into 4-bit
+ *                      destinations whose rows start on bytes too): a
+ *                      work-group per tile, through the copy's tile
+ *                      (ndx_convert_gpu.h);
+ *   ndx_convert_bytes  4-bit destinations (the gpu shape's that neither
+ *                      ndx_convert nor ndx_convert_transpose takes):
+ *                      destination bytes from
  *                      the descriptor's `first`, the cpu shape's `chunk` of
  *                      them a work-item, the gpu shape's one at a time. */
 #include "ndx_convert_cpu.h"

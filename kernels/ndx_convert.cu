@@ -7,9 +7,10 @@
  * (ndx_cuda_convert_fill, src/device/cuda_convert_plan.c, given the
  * pointers' alignment): one of three families, ndx_convert_transpose, the
  * copy's tiles converting between load and store (ndx_convert_gpu.h), for
- * what the planner makes a transpose into 8 bits and up, two kernels whose
- * phase 1 takes elements or a 4-bit source's byte pairs as the
- * descriptor's group says (both phases in one kernel spilled);
+ * what the planner makes a transpose, three kernels whose phase 1 takes
+ * elements, a 4-bit source's byte pairs or words, as the descriptor's
+ * group says (every phase 1 in one kernel spilled), into 4-bit
+ * destinations the copy's tile below 8 bits;
  * ndx_convert_elements, every launch-size-th unit (a C-order element, or a
  * group of a row's elements) from a thread's global index,
  * a batch loaded before any is stored, for the other destinations of 8

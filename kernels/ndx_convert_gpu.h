@@ -8,8 +8,9 @@
  * and puts it into work-group memory at the destination's width; phase 2
  * is the copy's own (ndx_gpu_tile_store_wN), storing along j, the
  * destination's unit axis. So both sides' accesses coalesce as the copy's
- * do, and the conversion costs registers, not memory traffic.
- * Destinations of 8 bits and up. The types are the caller's: OpenCL's
+ * do, and the conversion costs registers, not memory traffic. Into a
+ * 4-bit destination the tile is the copy's below 8 bits, a byte of two
+ * converted elements a slot. The types are the caller's: OpenCL's
  * compile-time constants, so that the loads, stores and conversion fold,
  * or CUDA's kernel arguments (ndx_convert.cu). */
 #include "ndx/ndx_device.h"
@@ -24,6 +25,7 @@
 #define ndx_convert_tile_load_wN NDX_WN(ndx_convert_tile_load_w32, ndx_convert_tile_load_w64)
 #define ndx_convert_tile_pairs_wN NDX_WN(ndx_convert_tile_pairs_w32, ndx_convert_tile_pairs_w64)
 #define ndx_convert_tile_words_wN NDX_WN(ndx_convert_tile_words_w32, ndx_convert_tile_words_w64)
+#define ndx_convert_bits_load_wN NDX_WN(ndx_convert_bits_load_w32, ndx_convert_bits_load_w64)
 #define ndx_convert_transpose_wN NDX_WN(ndx_convert_transpose_w32, ndx_convert_transpose_w64)
 #endif
 
@@ -189,14 +191,83 @@ NDX_FN void ndx_convert_tile_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx
   }
 }
 
-/* Transpose from type st into type dt (a destination of 8 bits and up):
- * work-group g takes tiles g, g + groups, ... (the whole group loops
- * alike, so every work-item reaches each barrier) through `tile`, the
- * group's NDX_GPU_TILE_BYTES(8) of work-group memory, as
- * ndx_gpu_transpose_wN does; phase 1 by a 4-bit source's words or byte
- * pairs where `group`, which is d->group, is 8 or 2 (a constant in a
- * kernel of one phase 1, as CUDA's three, whose runtime types made the
- * phases in one kernel spill). */
+/* Phase 1 into a 4-bit destination, through the copy's tile below 8 bits
+ * (ndx_gpu_bits_load_wN): work-item `lid` of `n` makes byte kb of tile row
+ * j - j0 from the source elements k0 + 2kb and k0 + 2kb + 1 of row j (the
+ * first in the low nibble; the matrix may end after it), each converted
+ * from type st into type dt. Where d->group is 2, every such pair lies in
+ * one source word of two elements, which the planner proved aligned (k of
+ * stride 1 or -1), and a slot loads that word, so that a warp's loads are
+ * whole sectors; else an element at a time. NDX_GPU_BATCH slots loaded
+ * before it puts any; phase 2 is the copy's (ndx_gpu_bits_store_wN).
+ * ("convert f16 -> f4e2m1fn transpose 4096x4096" of ndx-bench
+ * --gpu-model.) */
+NDX_FN void ndx_convert_bits_load_wN(NDX_CONSTANT const ndx_launch *d, const ndx_gpu_tile_wN *w,
+                                     NDX_LOCAL ndx_u8 *tile,
+                                     NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int st, int dt,
+                                     ndx_i64 lid, ndx_i64 n, ndx_i64 step, const ndx_gpu_guard *g) {
+  NDX_CONSTANT const ndx_pack_head *p = ndx_launch_pack(d);
+  int r = (int)p->rank, sb = ndx_cv_bits(st);
+  ndx_i64 dk = ndx_extent_wN(p, r - 2), dj = ndx_extent_wN(p, r - 1);
+  ndx_i64 ssk = ndx_stride_wN(p, 1, r - 2), ssj = ndx_stride_wN(p, 1, r - 1);
+  ndx_i64 slots = NDX_GPU_TILE_SIDE(4) * NDX_GPU_TILE;
+  ndx_u64 mask = sb < 64 ? ((ndx_u64)1 << sb) - 1 : ~(ndx_u64)0;
+  for (ndx_i64 e0 = lid; e0 < slots; e0 += NDX_GPU_BATCH * n) {
+    /* v.x, v.y: the two elements' source bits (v.y 0 past the matrix's
+     * end); to: the tile byte (ndx_gpu_batch.h) */
+    ndx_gpu_held q[NDX_GPU_BATCH];
+    ndx_gpu_clear(q);
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_i64 e = e0 + i * n, a = e / NDX_GPU_TILE, kb = e - a * NDX_GPU_TILE;
+      ndx_i64 k = w->k0 + 2 * kb, j = w->j0 + a, it = step * 1024 + (e - lid) / n;
+      ndx_gpu_held h = ndx_gpu_none();
+      if (e < slots && k < dk && j < dj) {
+        ndx_i64 ps = w->pos[1] + k * ssk + j * ssj, lo = ssk > 0 ? ps : ps - 1;
+        int both = dk - k >= 2;
+        if (d->group == 2 && both) {
+          if (ndx_gpu_in(g, 1, lo, 2, sb)) {
+            NDX_GPU_TRACE(NDX_TRACE_TILE_BITS, it * 2, src + ndx_byte_of(lo, sb),
+                          sb < 8 ? 1 : sb / 4);
+            ndx_u64 word = ndx_convert_word(src, lo / 2, sb < 8 ? 1 : sb / 4);
+            ndx_u64 low = word & mask, high = (word >> sb) & mask;
+            h.v.x = ssk > 0 ? low : high, h.v.y = ssk > 0 ? high : low;
+            h.to = ndx_gpu_bits_at(a, kb);
+          }
+        } else if (ndx_gpu_in(g, 1, ps, 1, sb) && (!both || ndx_gpu_in(g, 1, ps + ssk, 1, sb))) {
+          NDX_GPU_TRACE(NDX_TRACE_TILE_BITS, it * 2, src + ndx_byte_of(ps, sb),
+                        sb < 8 ? 1 : sb / 8);
+          h.v.x = ndx_convert_load(src, ps, sb);
+          if (both) {
+            NDX_GPU_TRACE(NDX_TRACE_TILE_BITS, it * 2 + 1, src + ndx_byte_of(ps + ssk, sb),
+                          sb < 8 ? 1 : sb / 8);
+            h.v.y = ndx_convert_load(src, ps + ssk, sb);
+          }
+          h.to = ndx_gpu_bits_at(a, kb);
+        }
+      }
+      ndx_gpu_push(q, h);
+    }
+    for (int i = 0; i < NDX_GPU_BATCH; i++) {
+      ndx_gpu_held h = q[0];
+      ndx_gpu_push(q, ndx_gpu_none());
+      if (h.to < 0) continue;
+      NDX_GPU_TRACE(NDX_TRACE_TILE_BITS | NDX_TRACE_LOCAL | NDX_TRACE_STORE,
+                    step * 1024 + (e0 - lid) / n + i, tile + h.to, 1);
+      tile[h.to] = (ndx_u8)(ndx_convert_bits(h.v.x, st, dt) | ndx_convert_bits(h.v.y, st, dt) << 4);
+    }
+  }
+}
+
+/* Transpose from type st into type dt: work-group g takes tiles g, g +
+ * groups, ... (the whole group loops alike, so every work-item reaches
+ * each barrier) through `tile`, the group's NDX_GPU_TILE_BYTES(8) of
+ * work-group memory (more than a tile below 8 bits takes), as
+ * ndx_gpu_transpose_wN does. Into a 4-bit destination (never by words)
+ * through the copy's tile below 8 bits (ndx_convert_bits_load_wN, then
+ * the copy's ndx_gpu_bits_store_wN); else phase 1 by a 4-bit source's
+ * words or byte pairs where `group`, which is d->group, is 8 or 2 (a
+ * constant in a kernel of one phase 1, as CUDA's three, whose runtime
+ * types made the phases in one kernel spill), and the copy's phase 2. */
 NDX_FN void ndx_convert_transpose_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL ndx_u8 *tile,
                                      NDX_GLOBAL ndx_u8 *NDX_RESTRICT dst,
                                      NDX_GLOBAL const ndx_u8 *NDX_RESTRICT src, int st, int dt,
@@ -206,14 +277,19 @@ NDX_FN void ndx_convert_transpose_wN(NDX_CONSTANT const ndx_launch *d, NDX_LOCAL
   for (ndx_i64 t = NDX_GROUP_ID; t < d->units; t += NDX_GROUPS) {
     ndx_gpu_tile_wN w = ndx_gpu_tile_at_wN(d, t, db);
     ndx_i64 step = t / NDX_GROUPS;
-    if (sb == 4 && group == 8)
+    if (db < 8 && group != 8)
+      ndx_convert_bits_load_wN(d, &w, tile, src, st, dt, lid, n, step, g);
+    else if (sb == 4 && group == 8)
       ndx_convert_tile_words_wN(d, &w, tile, src, st, dt, lid, n, step, g);
     else if (sb == 4 && group == 2)
       ndx_convert_tile_pairs_wN(d, &w, tile, src, st, dt, lid, n, step, g);
     else
       ndx_convert_tile_load_wN(d, &w, tile, src, st, dt, lid, n, step, g);
     NDX_BARRIER();
-    ndx_gpu_tile_store_wN(d, &w, tile, dst, db, lid, n, step, g);
+    if (db < 8 && group != 8)
+      ndx_gpu_bits_store_wN(d, &w, tile, dst, db, lid, n, step, g);
+    else
+      ndx_gpu_tile_store_wN(d, &w, tile, dst, db, lid, n, step, g);
     NDX_BARRIER();
   }
 }

@@ -2,9 +2,12 @@
  * (ndx_convert_transpose_wN, kernels/ndx_convert_gpu.h) run on the host a
  * phase at a time, as a GPU runs it: every work-item of a work-group loads
  * its part of a tile before any stores (what the barrier between them
- * guarantees); phase 1 by a 4-bit source's words or byte pairs where the
- * launch's group says (ndx_convert_tile_words, ndx_convert_tile_pairs). For the host emulators in C
- * (tests/test_gpu_emulate.c) and in nvcc's and hipcc's host C++ (tests/test_convert_emulate.cu).
+ * guarantees); into a 4-bit destination through the copy's tile below 8
+ * bits (ndx_convert_bits_load, ndx_gpu_bits_store), else phase 1 by a
+ * 4-bit source's words or byte pairs where the launch's group says
+ * (ndx_convert_tile_words, ndx_convert_tile_pairs). For the host
+ * emulators in C (tests/test_gpu_emulate.c) and in nvcc's and hipcc's host
+ * C++ (tests/test_convert_emulate.cu).
  *
  * Include it after kernels/ndx_convert_gpu.h in both index forms
  * (NDX_WIDE 0 and 1). */
@@ -14,6 +17,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+
+/* The work-item running (block * local + its index), for a test's
+ * NDX_GPU_TRACE. */
+static int64_t gpu_phases_item;
 
 /* Runs conversion launch `d` (its pack after it) from type st into dt on
  * `groups` work-groups of `local` work-items: group g takes tiles g,
@@ -41,7 +48,16 @@ static void gpu_phases_convert_transpose(const ndx_launch *d, int64_t local, int
       for (int phase = 0; phase < 2; phase++) /* every load, then every store */
         for (int64_t k = 0; k < local; k++) {
           int64_t l = reverse ? local - 1 - k : k;
-          if (phase == 0 && d->group == 8 && wide)
+          gpu_phases_item = b * local + l;
+          if (db < 8 && phase == 0 && wide)
+            ndx_convert_bits_load_w64(d, &w64, tile, src, st, dt, l, local, step, &g);
+          else if (db < 8 && phase == 0)
+            ndx_convert_bits_load_w32(d, &w32, tile, src, st, dt, l, local, step, &g);
+          else if (db < 8 && wide)
+            ndx_gpu_bits_store_w64(d, &w64, tile, dst, db, l, local, step, &g);
+          else if (db < 8)
+            ndx_gpu_bits_store_w32(d, &w32, tile, dst, db, l, local, step, &g);
+          else if (phase == 0 && d->group == 8 && wide)
             ndx_convert_tile_words_w64(d, &w64, tile, src, st, dt, l, local, step, &g);
           else if (phase == 0 && d->group == 8)
             ndx_convert_tile_words_w32(d, &w32, tile, src, st, dt, l, local, step, &g);

@@ -184,6 +184,51 @@ Test(cl_convert, transposes_take_the_tile_path) {
     }
 }
 
+/* Transposes into a 4-bit destination whose rows start on bytes take the
+ * gpu shape's ndx_convert_transpose (the copy's tile below 8 bits, a byte
+ * of two converted elements a slot: pairs loaded as one source word, or
+ * an element at a time where the source's rows are an odd number of
+ * elements apart) and the cpu shape's ndx_convert_bytes; destination rows
+ * that share bytes take bytes on both. */
+Test(cl_convert, transposes_into_4_bits_take_the_shapes_paths) {
+  cl_env_need(&env);
+  static const ndx_dtype tpairs[][2] = {
+      {NDX_F16, NDX_F4E2M1FN}, {NDX_F32, NDX_I4}, {NDX_BF16, NDX_U4},
+      {NDX_I8, NDX_F4E2M1FN},  {NDX_U4, NDX_I4},  {NDX_F64, NDX_F4E2M1FN},
+  };
+  const struct {
+    ndx_layout d, s;
+    bool tile; /* on the gpu shape */
+  } cases[] = {
+      /* 2 x 3 tiles with edges, source rows an odd number apart: elements */
+      {contiguous(2, (int64_t[]){100, 70}, 0),
+       make(2, (int64_t[]){100, 70}, (int64_t[]){1, 101}, 3), true},
+      /* flipped along j (pairs), and along k (pairs from a word's top), an
+       * odd k extent (the last pair alone) */
+      {contiguous(2, (int64_t[]){71, 100}, 0),
+       make(2, (int64_t[]){71, 100}, (int64_t[]){1, -72}, 72 * 99), true},
+      {contiguous(2, (int64_t[]){71, 100}, 0),
+       make(2, (int64_t[]){71, 100}, (int64_t[]){-1, 72}, 71), true},
+      /* destination rows of 29 share bytes */
+      {contiguous(2, (int64_t[]){37, 29}, 0), make(2, (int64_t[]){37, 29}, (int64_t[]){1, 37}, 0),
+       false},
+  };
+  bool gpu = strcmp(ndx_cl_shape(env.cl), "gpu") == 0;
+  for (size_t k = 0; k < sizeof tpairs / sizeof *tpairs; k++)
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+      ndx_dtype st = tpairs[k][0], dt = tpairs[k][1];
+      const char *want =
+          gpu && cases[c].tile ? "ndx_convert_transpose from " : "ndx_convert_bytes from ";
+      char name[64];
+      cr_assert_eq(
+          ndx_cl_convert_kernel_name(env.cl, &cases[c].d, dt, &cases[c].s, st, name, sizeof name),
+          NDX_OK, "%s", ndx_last_error());
+      cr_assert(strncmp(name, want, strlen(want)) == 0, "%s to %s, case %zu: %s, want %s...",
+                ndx_dtype_name(st), ndx_dtype_name(dt), c, name, want);
+      check_convert(&cases[c].d, dt, &cases[c].s, st, 500 + 10 * k + c);
+    }
+}
+
 Test(cl_convert, a_4_bit_destination_keeps_the_nibble_it_does_not_own) {
   cl_env_need(&env);
   /* every other nibble of a buffer, from odd and even starts */

@@ -200,17 +200,15 @@ static uint8_t pattern(size_t i) {
 /* ---- The emulator ------------------------------------------------------------------ */
 
 /* While a case runs (`on`): the threads that stored each byte of the
- * destination buffer [lo, end) (-1: none yet; `owner` NULL for the
- * transposes, whose phases gpu_phases.h runs without threads of their
- * own, and which store elements of 8 bits and up), the current `thread`,
- * and the bytes two threads stored: a byte of a 4-bit destination is one
- * thread's (its other nibble kept by a read and a write, which another
- * thread's store between them would undo), and no order of threads may
- * matter. And the global accesses of 2 to 16 bytes off their own width,
- * which a GPU refuses (CUDA's misaligned address): a wide access is only
- * where the planner proved both pointers aligned for it. */
+ * destination buffer [lo, end) (-1: none yet), the current `thread` (for
+ * the transposes gpu_phases.h's), and the bytes two threads stored: a
+ * byte of a 4-bit destination is one thread's (its other nibble kept by a
+ * read and a write, which another thread's store between them would
+ * undo), and no order of threads may matter. And the global accesses of 2 to 16 bytes off their own
+ * width, which a GPU refuses (CUDA's misaligned address): a wide access is only where the planner
+ * proved both pointers aligned for it. */
 static struct {
-  bool on;
+  bool on, transpose;
   const uint8_t *lo, *end;
   int64_t *owner, thread, shared, first_shared, misaligned;
   int first_misaligned_bytes;
@@ -222,12 +220,13 @@ static void trace_access(int site, long long step, const void *addr, int bytes) 
   if (!traced.on || (site & NDX_TRACE_LOCAL)) return;
   if (bytes > 1 && (uintptr_t)addr % (uintptr_t)bytes != 0 && traced.misaligned++ == 0)
     traced.first_misaligned_bytes = bytes;
-  if (!traced.owner || !(site & NDX_TRACE_STORE)) return;
+  if (!(site & NDX_TRACE_STORE)) return;
+  int64_t who = traced.transpose ? gpu_phases_item : traced.thread;
   for (const uint8_t *b = (const uint8_t *)addr; b < (const uint8_t *)addr + bytes; b++) {
     if (b < traced.lo || b >= traced.end) continue; /* the guard pages stop the test */
     int64_t *o = &traced.owner[b - traced.lo];
-    if (*o >= 0 && *o != traced.thread && traced.shared++ == 0) traced.first_shared = b - traced.lo;
-    *o = traced.thread;
+    if (*o >= 0 && *o != who && traced.shared++ == 0) traced.first_shared = b - traced.lo;
+    *o = who;
   }
 }
 #endif
@@ -238,11 +237,12 @@ static long long looped;                        /* ... on one block, threads loo
  * groups from a 4-bit source, [1] the transpose's pairs of one, [2] the
  * elements family's groups from a source of 8 to 32 bits, [3] the
  * transpose's words of a 4-bit source, [4] the elements family's groups
- * into a 4-bit destination; but [3], from a source reversed along the
+ * into a 4-bit destination, [5] the transpose's source pairs into one;
+ * but [3], from a source reversed along the
  * grouped axis, and with partial groups (rows whose first unit is short
  * and whose last is partial; an odd k extent), which words never take
  * (convert_words, src/host/launch.c) */
-static long long grouped[5], grouped_reversed[5], grouped_partial[5];
+static long long grouped[6], grouped_reversed[6], grouped_partial[6];
 static long long grouped_inside_byte; /* [4]'s, with rows starting inside a byte */
 
 /* Runs every thread of launch c's grid (one block with `one_block`), in
@@ -291,9 +291,10 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
   if (wrong)
     snprintf(why, size, "%s to %s, dst %s, src %s: plan: %s", ndx_dtype_name(st),
              ndx_dtype_name(dt), dtext, stext, ndx_last_error());
-  /* below 8 bits, bytes, or elements where rows' groups hold whole bytes */
+  /* a transpose, or below 8 bits bytes, or elements where rows' groups
+   * hold whole bytes */
   int family = db < 8 && c.args.d.group <= 1 ? NDX_CONVERT_BYTES : NDX_CONVERT_ELEMENTS;
-  if (db >= 8 && c.family == NDX_CONVERT_TRANSPOSE) family = NDX_CONVERT_TRANSPOSE;
+  if (c.family == NDX_CONVERT_TRANSPOSE) family = NDX_CONVERT_TRANSPOSE;
   if (!wrong && c.blocks > 0 && c.family != family) {
     snprintf(why, size, "%s to %s: family %d for %d-bit destinations", ndx_dtype_name(st),
              ndx_dtype_name(dt), c.family, db);
@@ -316,7 +317,7 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
   bool one_block = seed % 3 == 0 && c.blocks > 1;
   std::vector<int64_t> owner(gd.size, -1);
   traced.lo = gd.data, traced.end = gd.data + gd.size, traced.shared = traced.misaligned = 0;
-  traced.owner = c.family == NDX_CONVERT_TRANSPOSE ? nullptr : owner.data();
+  traced.owner = owner.data(), traced.transpose = c.family == NDX_CONVERT_TRANSPOSE;
   traced.on = true;
   if (c.blocks > 0) {
     emulate(c, gd.base, gs.base, (int)st, (int)dt, one_block, seed % 2 == 1);
@@ -325,7 +326,7 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
     const ndx_launch *L = &c.args.d;
     if (L->group > 1) {
       int tile = c.family == NDX_CONVERT_TRANSPOSE;
-      int kind = db < 8 ? 4 : sb > 4 ? 2 : !tile ? 0 : L->group == 8 ? 3 : 1;
+      int kind = db < 8 ? 4 + tile : sb > 4 ? 2 : !tile ? 0 : L->group == 8 ? 3 : 1;
       const ndx_pack_head *ph = (const ndx_pack_head *)c.args.pack;
       int ax = (int)ph->rank - 1 - tile;
       int64_t st = ph->wide ? ndx_stride_w64(ph, 1, ax) : ndx_stride_w32(ph, 1, ax);
@@ -338,7 +339,7 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
                                     : L->skew > 0 && (ext + L->skew) % L->group != 0;
     }
   }
-  traced.on = false, traced.owner = nullptr;
+  traced.on = false;
   bool ok = traced.shared == 0 && traced.misaligned == 0;
   if (traced.misaligned)
     snprintf(why, size,
@@ -423,12 +424,13 @@ int main(int argc, char **argv) {
                wide ? 64 : 32, runs[f][wide]);
       tap(runs[f][wide] > 0, name, "never planned by any case");
     }
-  const char *what[5] = {"ndx_convert_elements' groups of a 4-bit source's elements",
+  const char *what[6] = {"ndx_convert_elements' groups of a 4-bit source's elements",
                          "ndx_convert_transpose's pairs of a 4-bit source's elements",
                          "ndx_convert_elements' groups of an 8 to 32-bit source's elements",
                          "ndx_convert_transpose's words of a 4-bit source's elements",
-                         "ndx_convert_elements' groups into a 4-bit destination"};
-  for (int k = 0; k < 5; k++) {
+                         "ndx_convert_elements' groups into a 4-bit destination",
+                         "ndx_convert_transpose's source pairs into a 4-bit destination"};
+  for (int k = 0; k < 6; k++) {
     char name[256];
     snprintf(name, sizeof name,
              "%s ran (%lld conversions), from reversed sources (%lld), with partial groups (%lld)",

@@ -105,10 +105,11 @@ Test(gpu_model, the_gpu_kernels_keep_their_bounds, .timeout = 300) {
  * inner flip, whose warps load and store adjacent elements, the two from a
  * 4-bit source, whose lanes read whole source words (a row's groups of
  * elements, a tile row's eight; a nibble a lane reads half a sector), and
- * two into a 4-bit destination, whose lanes store whole bytes of a row's
- * groups, rows starting on a byte or inside one (a byte a lane, each
- * found by ndx_count_below, loaded half of every sector); every one with a
- * batch of loads in flight. */
+ * three into a 4-bit destination, whose lanes store whole bytes of a row's
+ * groups, rows starting on a byte or inside one, or load a tile byte's
+ * pair of source elements as one word (a byte a lane, each found by
+ * ndx_count_below, loaded half of every sector, or a transpose's elements
+ * a sixteenth); every one with a batch of loads in flight. */
 Test(gpu_model, the_gpu_conversions_keep_their_bounds, .timeout = 300) {
   static const struct {
     const char *name, *path;
@@ -120,6 +121,7 @@ Test(gpu_model, the_gpu_conversions_keep_their_bounds, .timeout = 300) {
       {"convert i8 -> f32 contiguous", "cv-elems"},
       {"convert f16 -> f4e2m1fn contiguous", "cv-elems"}, /* groups of whole bytes */
       {"convert f16 -> f4e2m1fn 4096x4096 columns 1..", "cv-elems"},
+      {"convert f16 -> f4e2m1fn transpose 4096x4096", "cv-tile"}, /* source pairs a slot */
   };
   gpu_case cases[48];
   int n = gpu_cases(cases, 48);

@@ -8,9 +8,10 @@
  * types: ndx_convert element by element for destinations of 8 bits and up,
  * for what the planner makes a transpose ndx_convert_tile on the cpu shape
  * and ndx_convert_transpose, the copy's tiles converting between load and
- * store (ndx_launch_gpu_convert), on the gpu shape,
- * ndx_convert_bytes a destination byte at a time for 4-bit destinations,
- * so that no two work-items write one byte. The family and the geometry
+ * store (ndx_launch_gpu_convert), on the gpu shape (there into 4-bit
+ * destinations too), and ndx_convert_bytes a destination byte at a time
+ * for the other 4-bit destinations, so that no two work-items write one
+ * byte. The family and the geometry
  * are the shared planner's (ndx_convert_choose and ndx_launch_convert,
  * host/launch.h), from the
  * shape's sizes: the cpu shape gives each work-item NDX_CL_CONVERT_ELEMS
@@ -42,8 +43,13 @@ static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst
   int db = ndx_dtype_bits(dt), sb = ndx_dtype_bits(st);
   memset(plan, 0, sizeof *plan);
   plan->cl = cl;
+  ndx_convert_sizes z = cl_cpu_convert;
+  if (cl->shape == NDX_CL_SHAPE_GPU)
+    z = (ndx_convert_sizes){.local = NDX_CL_GPU_LOCAL_SIZE,
+                            .max_groups = NDX_CL_GPU_MAX_GROUPS,
+                            .align = 16}; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN: 128 bits at least */
   ndx_copy_plan p;
-  ndx_status s = ndx_convert_plan_make(&p, fn, dst_l, src_l, db, 0);
+  ndx_status s = ndx_convert_plan_make(&p, fn, dst_l, src_l, db, &z, 0);
   if (s != NDX_OK) return s;
   plan->dst_lo = p.dst_lo, plan->dst_end = p.dst_end;
   if (p.q.numel == 0) {
@@ -55,11 +61,6 @@ static ndx_status convert_plan(const char *fn, ndx_cl *cl, const ndx_layout *dst
   plan->src_lo = lo * sb / 8, plan->src_end = (hi * sb + 7) / 8;
   s = ndx_cl_launch_fits(fn, cl, &p);
   if (s != NDX_OK) return s;
-  ndx_convert_sizes z = cl_cpu_convert;
-  if (cl->shape == NDX_CL_SHAPE_GPU)
-    z = (ndx_convert_sizes){.local = NDX_CL_GPU_LOCAL_SIZE,
-                            .max_groups = NDX_CL_GPU_MAX_GROUPS,
-                            .align = 16}; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN: 128 bits at least */
   ndx_convert_choice c = ndx_convert_choose(&p, sb, &z);
   plan->path = NDX_PATH_GATHER;
   plan->wide = p.wide;

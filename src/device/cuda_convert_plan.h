@@ -18,8 +18,8 @@ extern "C" {
 #endif
 
 /* A conversion's launch: its kernel (an ndx_convert_family: the copy's
- * transpose for transposes into 8 bits and up, elements for the other
- * destinations of 8 bits and up, bytes below) and arguments, and the blocks
+ * transpose for transposes, elements for the other destinations of 8 bits
+ * and up and grouped 4-bit ones, bytes for the rest below) and arguments, and the blocks
  * of NDX_CUDA_CONVERT_THREADS to launch (0: nothing to convert). */
 typedef struct ndx_cuda_convert_launch {
   int family;

@@ -58,7 +58,8 @@ enum {
   NDX_COPY_NO_WORDS = 2u,
   /* no transpose path: the pair stays in the destination's order, whose
    * positions increase with the C-order index (ndx_count_below), as a
-   * conversion into 4-bit elements needs (ndx_convert_plan_make) */
+   * conversion into 4-bit elements on the cpu shape needs
+   * (ndx_convert_plan_make) */
   NDX_COPY_DST_ORDER = 4u
 };
 

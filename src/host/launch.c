@@ -146,6 +146,16 @@ static int64_t convert_words(const ndx_operands *q, int src_bits, int64_t dk, in
   return rows_on_words(q, 2) ? 2 : 1;
 }
 
+/* The elements of a conversion's phase-1 source word (ndx_launch.group)
+ * for transpose pair q into a 4-bit destination, a tile byte's pair, from
+ * a `src_bits`-bit source whose buffer starts on `align` bytes: 2 where
+ * every pair of a tile row (tiles along k start on an even element) lies
+ * in one source word of two elements (rows_on_words) that `align` allows,
+ * from sources up to 32 bits; else 1. */
+static int64_t convert_pairs(const ndx_operands *q, int src_bits, int64_t align) {
+  return src_bits <= 32 && 2 * src_bits <= 8 * align && rows_on_words(q, 2) ? 2 : 1;
+}
+
 /* The phase-1 slots of a tile_shape tile of tk x tj (k: the source's unit
  * axis, of joined extent dk) whose slots take `group` elements of a
  * source word each (ndx_launch.group): along a tile row of whole sectors,
@@ -364,6 +374,7 @@ static void launch_gpu(const ndx_copy_plan *p, int src_bits, bool convert, int64
     if (p->bits < 8) {
       d->tile_k = d->tile_j = d->slots_k = d->slots_j = NDX_GPU_TILE_SIDE(p->bits);
       d->pitch = NDX_GPU_TILE_BITS_PITCH;
+      if (convert) d->group = convert_pairs(q, src_bits, align);
     } else {
       join_outer(d, q, p->bits);
       tile_shape(d, q, p->bits, src_bits, convert, align, q->shape[r - 2] * d->join_k * d->join_k2,

@@ -89,7 +89,7 @@ typedef enum ndx_convert_family {
   NDX_CONVERT_ELEMENTS,  /* destinations of 8 bits and up, element by element */
   NDX_CONVERT_TILE,      /* the cpu shape's transposes, 8 bits and up, a tile at a time */
   NDX_CONVERT_BYTES,     /* 4-bit destinations, a destination byte at a time */
-  NDX_CONVERT_TRANSPOSE, /* the gpu shape's transposes, 8 bits and up: the copy's tile a
+  NDX_CONVERT_TRANSPOSE, /* the gpu shape's transposes: the copy's tile a
                             work-group, converting between its load and store */
   NDX_CONVERT_FAMILIES
 } ndx_convert_family;
@@ -108,12 +108,15 @@ typedef struct ndx_convert_sizes {
 } ndx_convert_sizes;
 
 /* Plans a conversion from `src` to `dst` of `dst_bits`-bit destination
- * elements as a copy of that width with ndx_gpu_caps and `flags`
- * (ndx_copy_plan_make, whose checks and messages it has): a 4-bit
- * destination's pair stays in its order (NDX_COPY_DST_ORDER), since the
- * bytes family finds a byte's elements by ndx_count_below. */
+ * elements on the shape of `z` as a copy of that width with ndx_gpu_caps
+ * and `flags` (ndx_copy_plan_make, whose checks and messages it has). On
+ * the cpu shape a 4-bit destination's pair stays in its order
+ * (NDX_COPY_DST_ORDER), since the bytes family finds a byte's elements by
+ * ndx_count_below; the gpu shape transposes into one through the copy's
+ * tile below 8 bits. */
 ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_layout *dst,
-                                 const ndx_layout *src, int dst_bits, unsigned flags);
+                                 const ndx_layout *src, int dst_bits, const ndx_convert_sizes *z,
+                                 unsigned flags);
 
 /* What runs a conversion, decided once from its plan (ndx_convert_choose)
  * and read by ndx_launch_convert and the runtime's kernel choice. */
@@ -125,11 +128,11 @@ typedef struct ndx_convert_choice {
 
 /* The family that runs conversion plan `p` (ndx_convert_plan_make) from
  * `src_bits`-bit source elements on the shape of `z`, and its grouping:
- * below 8 bits, bytes, but on the gpu shape elements where a row's groups
- * of elements hold whole destination bytes (launch_convert.c,
- * convert_group); for what the planner makes a transpose, tiles on the cpu
- * shape and the copy's transpose on the gpu shape; else elements, on the
- * gpu shape `group` a unit where the layout and z->align allow. */
+ * for what the planner makes a transpose, tiles on the cpu shape and the
+ * copy's transpose on the gpu shape; else below 8 bits, bytes, but on the
+ * gpu shape elements where a row's groups of elements hold whole
+ * destination bytes (launch_convert.c, convert_group); else elements, on
+ * the gpu shape `group` a unit where the layout and z->align allow. */
 ndx_convert_choice ndx_convert_choose(const ndx_copy_plan *p, int src_bits,
                                       const ndx_convert_sizes *z);
 

@@ -5,8 +5,9 @@
 #include "ndx_internal.h"
 
 ndx_status ndx_convert_plan_make(ndx_copy_plan *p, const char *call, const ndx_layout *dst,
-                                 const ndx_layout *src, int dst_bits, unsigned flags) {
-  if (dst_bits < 8) flags |= NDX_COPY_DST_ORDER;
+                                 const ndx_layout *src, int dst_bits, const ndx_convert_sizes *z,
+                                 unsigned flags) {
+  if (dst_bits < 8 && z->local == 0) flags |= NDX_COPY_DST_ORDER;
   return ndx_copy_plan_make(p, call, dst, src, dst_bits, &ndx_gpu_caps, flags);
 }
 
@@ -69,10 +70,11 @@ static int64_t convert_group(const ndx_copy_plan *p, int src_bits, int64_t align
 ndx_convert_choice ndx_convert_choose(const ndx_copy_plan *p, int src_bits,
                                       const ndx_convert_sizes *z) {
   ndx_convert_choice c = {.family = NDX_CONVERT_ELEMENTS, .group = 1};
-  if (p->path == NDX_PATH_TRANSPOSE && p->bits >= 8)
+  if (p->path == NDX_PATH_TRANSPOSE) {
     c.family = z->local == 0 ? NDX_CONVERT_TILE : NDX_CONVERT_TRANSPOSE;
-  else if (z->local > 0)
-    c.group = convert_group(p, src_bits, z->align, &c.skew);
+    return c;
+  }
+  if (z->local > 0) c.group = convert_group(p, src_bits, z->align, &c.skew);
   if (p->bits < 8 && c.group == 1) c.family = NDX_CONVERT_BYTES;
   return c;
 }
