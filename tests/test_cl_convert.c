@@ -132,6 +132,18 @@ Test(cl_convert, flips_broadcasts_transposes_and_odd_starts) {
   }
 }
 
+/* Checks that converting s (type st) into d (type dt) runs a kernel whose
+ * name starts with `want`, then the conversion (check_convert, `seed`). */
+static void check_kernel_and_convert(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s,
+                                     ndx_dtype st, const char *want, uint64_t seed) {
+  char name[64];
+  cr_assert_eq(ndx_cl_convert_kernel_name(env.cl, d, dt, s, st, name, sizeof name), NDX_OK, "%s",
+               ndx_last_error());
+  cr_assert(strncmp(name, want, strlen(want)) == 0, "%s to %s, seed %llu: %s, want %s...",
+            ndx_dtype_name(st), ndx_dtype_name(dt), (unsigned long long)seed, name, want);
+  check_convert(d, dt, s, st, seed);
+}
+
 /* Transposes that convert take the shape's tile path, the cpu shape's
  * ndx_convert_tile and the gpu shape's ndx_convert_transpose (the copy's
  * tiles, converting between load and store), so that a planner that stops
@@ -174,13 +186,7 @@ Test(cl_convert, transposes_take_the_tile_path) {
   for (size_t k = 0; k < sizeof tpairs / sizeof *tpairs; k++)
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
       ndx_dtype st = tpairs[k][0], dt = tpairs[k][1];
-      char name[64];
-      cr_assert_eq(
-          ndx_cl_convert_kernel_name(env.cl, &cases[c].d, dt, &cases[c].s, st, name, sizeof name),
-          NDX_OK, "%s", ndx_last_error());
-      cr_assert(strncmp(name, want, strlen(want)) == 0, "%s to %s, case %zu: %s, want %s...",
-                ndx_dtype_name(st), ndx_dtype_name(dt), c, name, want);
-      check_convert(&cases[c].d, dt, &cases[c].s, st, 400 + 10 * k + c);
+      check_kernel_and_convert(&cases[c].d, dt, &cases[c].s, st, want, 400 + 10 * k + c);
     }
 }
 
@@ -219,13 +225,7 @@ Test(cl_convert, transposes_into_4_bits_take_the_shapes_paths) {
       ndx_dtype st = tpairs[k][0], dt = tpairs[k][1];
       const char *want =
           gpu && cases[c].tile ? "ndx_convert_transpose from " : "ndx_convert_bytes from ";
-      char name[64];
-      cr_assert_eq(
-          ndx_cl_convert_kernel_name(env.cl, &cases[c].d, dt, &cases[c].s, st, name, sizeof name),
-          NDX_OK, "%s", ndx_last_error());
-      cr_assert(strncmp(name, want, strlen(want)) == 0, "%s to %s, case %zu: %s, want %s...",
-                ndx_dtype_name(st), ndx_dtype_name(dt), c, name, want);
-      check_convert(&cases[c].d, dt, &cases[c].s, st, 500 + 10 * k + c);
+      check_kernel_and_convert(&cases[c].d, dt, &cases[c].s, st, want, 500 + 10 * k + c);
     }
 }
 
