@@ -29,9 +29,10 @@
  *
  * Each conversion case of ndx-bench-cuda is planned as ndx_cuda_convert
  * and ndx_cl_convert's gpu shape plan it (ndx_convert_plan_make, then
- * ndx_convert_choose and ndx_launch_convert) and its sampled work-groups run through the bodies
- * of kernels/ndx_convert_items.h (a unit an element, or a byte of a 4-bit
- * destination), each work-item looping over its units as the kernels do.
+ * ndx_convert_choose and ndx_launch_convert) and its sampled work-groups
+ * run through the bodies of kernels/ndx_convert_items.h and
+ * ndx_convert_gpu.h (a unit an element, a byte of a 4-bit destination, or
+ * a tile), each work-item looping over its units as the kernels do.
  * Sector use and bounds as above, each side at its own element width.
  *
  * Each gather and scatter case of ndx-bench-cuda is planned as ndx_cl's gpu
@@ -490,8 +491,9 @@ static void run_convert_group(const model_launch *l, uint8_t *dst, const uint8_t
 
 /* Models conversion case c (gpu_model_case): planned as ndx_cuda_convert
  * and ndx_cl_convert's gpu shape plan it (ndx_convert_plan_make, then
- * ndx_convert_choose and ndx_launch_convert), the bodies of ndx_convert_items.h; bounds at each
- * side's own element width. */
+ * ndx_convert_choose and ndx_launch_convert), the bodies of
+ * ndx_convert_items.h and ndx_convert_gpu.h; bounds at each side's own
+ * element width. */
 static void convert_case(const gpu_case *c, gpu_model_result *res) {
   int sb = gpu_case_src_bits(c), db = c->bits;
   const ndx_convert_sizes z = {.local = LOCAL, .max_groups = MAX_GROUPS, .align = 16};

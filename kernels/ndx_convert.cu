@@ -83,12 +83,11 @@ extern "C" ndx_status ndx_cuda_convert(cudaStream_t stream, void *dst, const ndx
   if (dst_t == src_t) return ndx_cuda_copy(stream, dst, dst_l, src, src_l, db);
   if (!dst || !src) return ndx_set_error(NDX_EINVAL, "%s: %s is NULL", fn, !dst ? "dst" : "src");
   uintptr_t da = db >= 8 ? (uintptr_t)db / 8 : 1, sa = sb >= 8 ? (uintptr_t)sb / 8 : 1;
-  if ((uintptr_t)dst % da || (uintptr_t)src % sa) /* as ndx_cuda_plan_launch refuses */
+  bool dst_off = (uintptr_t)dst % da != 0;
+  if (dst_off || (uintptr_t)src % sa != 0) /* as ndx_cuda_plan_launch refuses */
     return ndx_set_error(NDX_EINVAL, "%s: %s %p is not aligned to %u bytes for %s elements", fn,
-                         (uintptr_t)dst % da ? "dst" : "src",
-                         (uintptr_t)dst % da ? dst : src,
-                         (unsigned)((uintptr_t)dst % da ? da : sa),
-                         ndx_dtype_name((uintptr_t)dst % da ? dst_t : src_t));
+                         dst_off ? "dst" : "src", dst_off ? dst : src,
+                         (unsigned)(dst_off ? da : sa), ndx_dtype_name(dst_off ? dst_t : src_t));
   ndx_cuda_convert_launch c;
   uintptr_t both = (uintptr_t)dst | (uintptr_t)src | 16; /* the pointers' alignment, up to 16 */
   ndx_status s = ndx_cuda_convert_fill(&c, fn, dst_l, db, src_l, sb, 0, (int64_t)(both & -both));
