@@ -70,6 +70,7 @@ extern "C" {
 #include "host/launch.h"
 }
 #include "convert_cases.h"
+#include "gpu_stores.h"
 #include "gpu_phases.h"
 #include "oracle.h"
 #include "tap.h"
@@ -199,18 +200,16 @@ static uint8_t pattern(size_t i) {
 
 /* ---- The emulator ------------------------------------------------------------------ */
 
-/* While a case runs (`on`): the threads that stored each byte of the
- * destination buffer [lo, end) (-1: none yet), the current `thread` (for
- * the transposes gpu_phases.h's), and the bytes two threads stored: a
- * byte of a 4-bit destination is one thread's (its other nibble kept by a
- * read and a write, which another thread's store between them would
- * undo), and no order of threads may matter. And the global accesses of 2 to 16 bytes off their own
- * width, which a GPU refuses (CUDA's misaligned address): a wide access is only where the planner
- * proved both pointers aligned for it. */
+/* While a case runs (`on`): the thread that stored each byte of the
+ * destination (`stores`, gpu_stores.h), the current `thread` (for the
+ * transposes gpu_phases.h's), and the global accesses of 2 to 16 bytes
+ * off their own width, which a GPU refuses (CUDA's misaligned address): a
+ * wide access is only where the planner proved both pointers aligned for
+ * it. */
 static struct {
   bool on, transpose;
-  const uint8_t *lo, *end;
-  int64_t *owner, thread, shared, first_shared, misaligned;
+  gpu_stores stores;
+  int64_t thread, misaligned;
   int first_misaligned_bytes;
 } traced;
 
@@ -220,14 +219,9 @@ static void trace_access(int site, long long step, const void *addr, int bytes) 
   if (!traced.on || (site & NDX_TRACE_LOCAL)) return;
   if (bytes > 1 && (uintptr_t)addr % (uintptr_t)bytes != 0 && traced.misaligned++ == 0)
     traced.first_misaligned_bytes = bytes;
-  if (!(site & NDX_TRACE_STORE)) return;
-  int64_t who = traced.transpose ? gpu_phases_item : traced.thread;
-  for (const uint8_t *b = (const uint8_t *)addr; b < (const uint8_t *)addr + bytes; b++) {
-    if (b < traced.lo || b >= traced.end) continue; /* the guard pages stop the test */
-    int64_t *o = &traced.owner[b - traced.lo];
-    if (*o >= 0 && *o != who && traced.shared++ == 0) traced.first_shared = b - traced.lo;
-    *o = who;
-  }
+  if (site & NDX_TRACE_STORE)
+    gpu_stores_note(&traced.stores, addr, bytes,
+                    traced.transpose ? gpu_phases_item : traced.thread);
 }
 #endif
 
@@ -315,9 +309,9 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
     ref_convert_elem(want_base, oracle_position_of(d, k), dt, gs.base, oracle_position_of(s, k),
                      st);
   bool one_block = seed % 3 == 0 && c.blocks > 1;
-  std::vector<int64_t> owner(gd.size, -1);
-  traced.lo = gd.data, traced.end = gd.data + gd.size, traced.shared = traced.misaligned = 0;
-  traced.owner = owner.data(), traced.transpose = c.family == NDX_CONVERT_TRANSPOSE;
+  std::vector<int64_t> owner(gd.size);
+  gpu_stores_start(&traced.stores, gd.data, gd.size, owner.data());
+  traced.misaligned = 0, traced.transpose = c.family == NDX_CONVERT_TRANSPOSE;
   traced.on = true;
   if (c.blocks > 0) {
     emulate(c, gd.base, gs.base, (int)st, (int)dt, one_block, seed % 2 == 1);
@@ -340,7 +334,7 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
     }
   }
   traced.on = false;
-  bool ok = traced.shared == 0 && traced.misaligned == 0;
+  bool ok = traced.stores.shared == 0 && traced.misaligned == 0;
   if (traced.misaligned)
     snprintf(why, size,
              "%s to %s, dst %s, src %s%s, pointers on %lld bytes: %lld accesses off their width, "
@@ -348,13 +342,13 @@ static bool run_case(const ndx_layout *d, ndx_dtype dt, const ndx_layout *s, ndx
              ndx_dtype_name(st), ndx_dtype_name(dt), dtext, stext,
              flags & NDX_COPY_WIDE ? " (64-bit)" : "", (long long)(both & -both),
              (long long)traced.misaligned, traced.first_misaligned_bytes);
-  else if (traced.shared)
+  else if (traced.stores.shared)
     snprintf(why, size,
              "%s to %s, dst %s, src %s%s: %lld bytes stored by two threads, the first byte %lld "
              "of the layout's base",
              ndx_dtype_name(st), ndx_dtype_name(dt), dtext, stext,
-             flags & NDX_COPY_WIDE ? " (64-bit)" : "", (long long)traced.shared,
-             (long long)(gd.data + traced.first_shared - gd.base));
+             flags & NDX_COPY_WIDE ? " (64-bit)" : "", (long long)traced.stores.shared,
+             (long long)(gd.data + traced.stores.first - gd.base));
   for (size_t i = 0; i < gd.size && ok; i++)
     if (gd.data[i] != want[i]) {
       ok = false;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_stores.h"
 #include "host/launch.h"
 
 static int64_t emu_lid, emu_gid, emu_local, emu_groups;
@@ -48,27 +49,14 @@ static void trace_store(int site, int64_t step, const void *addr, int bytes);
  * the larger cases loop over their units. */
 enum { LOCAL = 256, MAX_GROUPS = 64 };
 
-/* The work-item (emu_gid * emu_local + emu_lid) that stored each byte of
- * the destination [lo, end) (-1: none yet), and the bytes two work-items
- * stored: a GPU runs them in no order, so each destination byte is one
- * work-item's (a sub-byte destination's is read and written back with its
- * other bits kept, which another work-item's store between the two would
- * undo), and no element is stored twice. */
-static struct {
-  const ndx_u8 *lo, *end;
-  int64_t *owner, shared, first;
-} stores;
+/* The stores of the case running (stores.owner not NULL), each byte's
+ * work-item emu_gid * emu_local + emu_lid (gpu_stores.h). */
+static gpu_stores stores;
 
 static void trace_store(int site, int64_t step, const void *addr, int bytes) {
   (void)step;
-  if (!stores.owner || !(site & NDX_TRACE_STORE) || (site & NDX_TRACE_LOCAL)) return;
-  int64_t item = emu_gid * emu_local + emu_lid;
-  for (const ndx_u8 *b = addr; b < (const ndx_u8 *)addr + bytes; b++) {
-    if (b < stores.lo || b >= stores.end) continue;
-    int64_t *o = &stores.owner[b - stores.lo];
-    if (*o >= 0 && *o != item && stores.shared++ == 0) stores.first = b - stores.lo;
-    *o = item;
-  }
+  if (stores.owner && (site & NDX_TRACE_STORE) && !(site & NDX_TRACE_LOCAL))
+    gpu_stores_note(&stores, addr, bytes, emu_gid * emu_local + emu_lid);
 }
 
 static _Alignas(16) ndx_u8 tile[NDX_GPU_TILE_BYTES(128)]; /* and rows' stage */
@@ -166,8 +154,7 @@ static void check_case(const cuda_case *c, bool wide, int *paths) {
     cr_assert_eq(ndx_copy_plan_pack(&p, buf + sizeof *d / 8, sizeof buf - sizeof *d), NDX_OK);
     int64_t *owner = malloc(nd * sizeof *owner);
     cr_assert(owner);
-    for (size_t i = 0; i < nd; i++) owner[i] = -1;
-    stores.lo = got, stores.end = got + nd, stores.owner = owner, stores.shared = 0;
+    gpu_stores_start(&stores, got, nd, owner);
     run(&p, d, groups, got, src);
     stores.owner = NULL;
     free(owner);
