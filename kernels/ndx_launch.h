@@ -122,7 +122,9 @@ typedef struct ndx_launch {
    * source, stride 1 or -1), or words of several elements (a copy's
    * transpose of 8- and 16-bit elements, stride 1, 4-byte words; the
    * conversions' elements family, from a source of up to 32 bits, stride 1
-   * or -1); 1: element by element.
+   * or -1; a conversion's transpose into a 4-bit destination, a tile
+   * byte's pair from a source of up to 32 bits, stride 1 or -1); 1:
+   * element by element.
    * The elements family: a unit is `group` elements of a row of the
    * innermost axis, `row_units` of them a row (row_magic, row_shift), the
    * row's first unit `skew` elements short (it starts inside a word), and
